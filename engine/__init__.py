@@ -1,0 +1,73 @@
+"""The Visindigo engine: dialogs, messages, tools, providers, storage. Pure Python — no textual, no rich.
+
+The names exported here are the public API that the TUI, scripts and tests use.
+"""
+
+from .capability import Capability
+from .center import Center, DialogSummary
+from .commands import Command, CommandParameter, CommandProvider, JSONSchema, command, command_to_function
+from .dialog import Dialog
+from .events import (
+    DialogChanged,
+    Event,
+    MessageAppended,
+    MessagesTruncated,
+    MessageUpdated,
+    RunCancelled,
+    RunFailed,
+    RunFinished,
+    StreamBegan,
+    StreamDelta,
+    StreamEnded,
+    StreamReasoning,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageReported,
+)
+from .function import FUNCTION_ID_PATTERN, Function, InvalidFunctionId, check_function_id
+from .mcp_server import MCPServer
+from .message import Image, Message, Role
+from .prompt import Prompt
+from .provider import ModelInfo, NoModelAvailable, Provider
+from .skill import Skill
+
+__all__ = [
+    "FUNCTION_ID_PATTERN",
+    "Capability",
+    "Center",
+    "Command",
+    "CommandParameter",
+    "CommandProvider",
+    "Dialog",
+    "DialogChanged",
+    "DialogSummary",
+    "Event",
+    "Function",
+    "Image",
+    "InvalidFunctionId",
+    "JSONSchema",
+    "MCPServer",
+    "Message",
+    "MessageAppended",
+    "MessageUpdated",
+    "MessagesTruncated",
+    "ModelInfo",
+    "NoModelAvailable",
+    "Prompt",
+    "Provider",
+    "Role",
+    "RunCancelled",
+    "RunFailed",
+    "RunFinished",
+    "Skill",
+    "StreamBegan",
+    "StreamDelta",
+    "StreamEnded",
+    "StreamReasoning",
+    "ToolCallFinished",
+    "ToolCallStarted",
+    "UsageReported",
+    "check_function_id",
+    "command",
+    "command_to_function",
+]

@@ -1,0 +1,204 @@
+"""Center: the registry of dialogs and of everything shared between them.
+
+Functions, skills, MCP servers and prompts registered here apply to every dialog unless a dialog attaches
+its own item of the same id or name. Providers live here too, with the default one used by dialogs that do
+not choose. A Center made with `Center()` is in memory; `Center.open(home)` gives one backed by the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .dialog import Dialog
+from .function import Function, check_function_id
+from .mcp_server import MCPServer
+from .prompt import Prompt
+from .provider import Provider
+from .skill import Skill
+
+if TYPE_CHECKING:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class DialogSummary:
+    """What the dialog tree needs to list a dialog without loading its messages."""
+
+    id: str
+    branch_from_id: str
+    title: str
+    provider_id: str = ""
+    model_id: str = ""
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    message_count: int = 0
+
+
+class ToolSource(Protocol):
+    """Something that turns MCP server configs into functions for a run (the MCP manager)."""
+
+    async def functions_for(self, servers: list[MCPServer]) -> list[Function]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Center:
+    """Owns dialogs and the global configuration; dialogs are destroyed through `remove_dialog`."""
+
+    def __init__(self) -> None:
+        self._dialogs: dict[str, Dialog] = {}
+        self._functions: dict[str, Function] = {}
+        self._skills: dict[str, Skill] = {}
+        self._mcp_servers: dict[str, MCPServer] = {}
+        self._prompts: dict[str, Prompt] = {}
+        self._providers: dict[str, Provider] = {}
+        self.default_provider_id = ""
+        #: Set when MCP servers are configured; imported lazily so the SDK loads only when needed.
+        self.tool_source: ToolSource | None = None
+        #: Run-loop settings (for example `max_tool_rounds`).
+        self.settings: dict[str, Any] = {}
+
+    # --- dialogs ------------------------------------------------------------------------------------------
+
+    def create_dialog(self, *, branch_from: Dialog | str | None = None) -> Dialog:
+        """A new empty dialog registered here; `branch_from` records the dialog it replaces."""
+        dialog = Dialog(self)
+        if branch_from is not None:
+            dialog.branch_from_id = branch_from if isinstance(branch_from, str) else branch_from.id
+        self.add_dialog(dialog)
+        return dialog
+
+    def add_dialog(self, dialog: Dialog) -> Dialog:
+        dialog.center = self
+        self._dialogs[dialog.id] = dialog
+        return dialog
+
+    def get_dialog(self, dialog_id: str) -> Dialog | None:
+        return self._dialogs.get(dialog_id)
+
+    def remove_dialog(self, dialog_id: str) -> bool:
+        """Forget a dialog; its branches now point at its parent, so none becomes unreachable."""
+        dialog = self._dialogs.pop(dialog_id, None)
+        if dialog is None:
+            return False
+        for other in self._dialogs.values():
+            if other.branch_from_id == dialog_id:
+                other.branch_from_id = dialog.branch_from_id
+        dialog.center = None
+        return True
+
+    @property
+    def dialogs(self) -> list[Dialog]:
+        return list(self._dialogs.values())
+
+    def dialog_summaries(self) -> list[DialogSummary]:
+        return [
+            DialogSummary(
+                id=d.id,
+                branch_from_id=d.branch_from_id,
+                title=d.title,
+                provider_id=d.provider_id,
+                model_id=d.model_id,
+                created_at=d.created_at,
+                updated_at=d.created_at,
+                message_count=d.message_count,
+            )
+            for d in self._dialogs.values()
+        ]
+
+    # --- functions ----------------------------------------------------------------------------------------
+
+    def add_function(self, function: Function | None) -> Center:
+        if function is not None:
+            check_function_id(function.id)
+            self._functions[function.id] = function
+        return self
+
+    def add_functions(self, functions: Iterable[Function]) -> Center:
+        for function in functions:
+            self.add_function(function)
+        return self
+
+    def remove_function(self, function_id: str) -> Center:
+        self._functions.pop(function_id, None)
+        return self
+
+    def get_function(self, function_id: str) -> Function | None:
+        return self._functions.get(function_id)
+
+    @property
+    def function_ids(self) -> list[str]:
+        return list(self._functions)
+
+    # --- skills, MCP servers, prompts ---------------------------------------------------------------------
+
+    def add_skill(self, skill: Skill) -> Center:
+        self._skills[skill.name] = skill
+        return self
+
+    def remove_skill(self, name: str) -> Center:
+        self._skills.pop(name, None)
+        return self
+
+    @property
+    def skills(self) -> list[Skill]:
+        return list(self._skills.values())
+
+    def add_mcp(self, server: MCPServer) -> Center:
+        self._mcp_servers[server.name] = server
+        return self
+
+    def remove_mcp(self, name: str) -> Center:
+        self._mcp_servers.pop(name, None)
+        return self
+
+    @property
+    def mcp_servers(self) -> list[MCPServer]:
+        return list(self._mcp_servers.values())
+
+    def add_prompt(self, prompt: Prompt) -> Center:
+        self._prompts[prompt.name] = prompt
+        return self
+
+    def remove_prompt(self, name: str) -> Center:
+        self._prompts.pop(name, None)
+        return self
+
+    def get_prompt(self, name: str) -> Prompt | None:
+        return self._prompts.get(name)
+
+    @property
+    def prompts(self) -> list[Prompt]:
+        return list(self._prompts.values())
+
+    # --- providers ----------------------------------------------------------------------------------------
+
+    def add_provider(self, provider: Provider) -> Center:
+        self._providers[provider.id] = provider
+        if not self.default_provider_id:
+            self.default_provider_id = provider.id
+        return self
+
+    def remove_provider(self, provider_id: str) -> Center:
+        self._providers.pop(provider_id, None)
+        if self.default_provider_id == provider_id:
+            self.default_provider_id = next(iter(self._providers), "")
+        return self
+
+    def get_provider(self, provider_id: str) -> Provider | None:
+        return self._providers.get(provider_id)
+
+    @property
+    def providers(self) -> list[Provider]:
+        return list(self._providers.values())
+
+    @property
+    def default_provider(self) -> Provider | None:
+        return self._providers.get(self.default_provider_id)
+
+    async def aclose(self) -> None:
+        """Release network clients and servers; safe to call more than once."""
+        if self.tool_source is not None:
+            await self.tool_source.aclose()

@@ -1,0 +1,122 @@
+"""Events a dialog emits: one class for each signal of the spec, plus what a UI needs on top.
+
+Events are frozen values. `MessageAppended` carries only the index, as the spec says: the receiver reads
+the message from the dialog, so what it shows is always what the dialog holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base class of every dialog event."""
+
+
+# --- the spec's signals -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MessageAppended(Event):
+    """A message was appended at `index` of `dialog.messages`."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunFailed(Event):
+    """A run failed; `message` can be shown to the user as it is. No `StreamEnded` follows."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamBegan(Event):
+    """A round of generation began; its deltas arrive from now on."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDelta(Event):
+    """A fragment of the answer. It may cut a character sequence or Markdown syntax in half."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamReasoning(Event):
+    """A fragment of the model's reasoning, a channel apart from the answer."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEnded(Event):
+    """A round of generation ended; `full_content` is the whole answer of the round."""
+
+    full_content: str
+
+
+# --- beyond the spec: what a workstation shows --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MessageUpdated(Event):
+    """The message at `index` was rewritten in place (for example marked as interrupted)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class MessagesTruncated(Event):
+    """The dialog now holds only its first `count` messages (truncate_to / clear_messages)."""
+
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class DialogChanged(Event):
+    """The dialog's configuration changed (provider, model, skills, servers, prompts, title, ...)."""
+
+    what: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted(Event):
+    """The run is about to execute a tool the model asked for."""
+
+    call_id: str
+    function_id: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished(Event):
+    """A tool finished; `result` is the text the model receives."""
+
+    call_id: str
+    function_id: str
+    result: str
+    is_error: bool = False
+    duration: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReported(Event):
+    """Token usage of one round, as the server reported it."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished(Event):
+    """The run ended with an answer that asks for no more tools (after the last `StreamEnded`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunCancelled(Event):
+    """The run was cancelled by the user; the partial answer was kept and marked as interrupted."""

@@ -1,0 +1,146 @@
+"""MCP server configuration (`MCP` in the spec): a value saved with a dialog or with the Center.
+
+Values may hold `${VAR}` / `${VAR:-default}` references; they are stored as written and expanded only when a
+server is started, so a secret in the environment never lands in a dialog or an exported file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Transport = Literal["stdio", "http", "sse"]
+ApprovalPolicy = Literal["ask", "allow"]
+
+
+@dataclass(frozen=True, slots=True)
+class MCPServer:
+    """How to reach one MCP server.
+
+    `command` (+ `args`, `env`, `cwd`) means stdio; `url` (+ `headers`) means Streamable HTTP, or legacy SSE
+    when `transport` says so. `approval` is "ask" by default: a tool from a server runs only after the user
+    allows it.
+    """
+
+    name: str
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str = ""
+    url: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    transport: Transport | None = None
+    enabled: bool = True
+    timeout: float = 30.0
+    approval: ApprovalPolicy = "ask"
+    start_on_launch: bool = False
+
+    @property
+    def kind(self) -> Transport:
+        """The transport in use: as configured, otherwise stdio for a command and http for a URL."""
+        if self.transport:
+            return self.transport
+        return "stdio" if self.command else "http"
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": self.name}
+        if self.command:
+            data["command"] = self.command
+        if self.args:
+            data["args"] = list(self.args)
+        if self.env:
+            data["env"] = dict(self.env)
+        if self.cwd:
+            data["cwd"] = self.cwd
+        if self.url:
+            data["url"] = self.url
+        if self.headers:
+            data["headers"] = dict(self.headers)
+        if self.transport:
+            data["type"] = self.transport
+        if not self.enabled:
+            data["disabled"] = True
+        if self.timeout != 30.0:
+            data["timeout"] = self.timeout
+        if self.approval != "ask":
+            data["approval"] = self.approval
+        if self.start_on_launch:
+            data["start_on_launch"] = True
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], name: str | None = None) -> MCPServer:
+        """Read one entry, ours or a Claude-Desktop / Cursor / VS Code style one.
+
+        Raises ValueError with the server's name when the entry has neither a command nor a URL.
+        """
+        server_name = str(name if name is not None else data.get("name", "")).strip()
+        if not server_name:
+            raise ValueError("an MCP server needs a name")
+        url = str(data.get("url") or data.get("serverUrl") or "")
+        command = str(data.get("command") or "")
+        if not command and not url:
+            raise ValueError(f"MCP server {server_name!r} needs a 'command' (stdio) or a 'url' (HTTP)")
+        transport_raw = str(data.get("type") or data.get("transport") or "").lower() or None
+        transport: Transport | None
+        if transport_raw in (None, ""):
+            transport = None
+        elif transport_raw in ("stdio",):
+            transport = "stdio"
+        elif transport_raw in ("http", "streamable-http", "streamable_http", "streamablehttp"):
+            transport = "http"
+        elif transport_raw == "sse":
+            transport = "sse"
+        else:
+            raise ValueError(f"MCP server {server_name!r}: unknown type {transport_raw!r} (stdio, http or sse)")
+        args = data.get("args") or []
+        if not isinstance(args, list | tuple):
+            raise ValueError(f"MCP server {server_name!r}: 'args' must be a list of strings")
+        env = _string_map(data.get("env"), server_name, "env")
+        headers = _string_map(data.get("headers"), server_name, "headers")
+        approval = str(data.get("approval", "ask"))
+        if approval not in ("ask", "allow"):
+            raise ValueError(f"MCP server {server_name!r}: 'approval' must be 'ask' or 'allow'")
+        try:
+            timeout = float(data.get("timeout", 30.0))
+        except (TypeError, ValueError):
+            raise ValueError(f"MCP server {server_name!r}: 'timeout' must be a number of seconds") from None
+        return cls(
+            name=server_name,
+            command=command,
+            args=tuple(str(a) for a in args),
+            env=env,
+            cwd=str(data.get("cwd") or ""),
+            url=url,
+            headers=headers,
+            transport=transport,
+            enabled=not bool(data.get("disabled", False)) and bool(data.get("enabled", True)),
+            timeout=timeout,
+            approval="allow" if approval == "allow" else "ask",
+            start_on_launch=bool(data.get("start_on_launch", False)),
+        )
+
+    @classmethod
+    def from_mcp_servers_json(cls, document: Mapping[str, Any]) -> list[MCPServer]:
+        """Every server of a Claude-Desktop style document (`mcpServers`, or VS Code's `servers`).
+
+        Accepts the whole file or just the inner map of name -> entry.
+        """
+        servers = document.get("mcpServers", document.get("servers", document))
+        if not isinstance(servers, Mapping):
+            raise ValueError("expected an object 'mcpServers' mapping server names to their settings")
+        result = []
+        for server_name, entry in servers.items():
+            if not isinstance(entry, Mapping):
+                raise ValueError(f"MCP server {server_name!r}: expected an object")
+            result.append(cls.from_json(entry, name=str(server_name)))
+        return result
+
+
+def _string_map(value: object, server: str, key: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"MCP server {server!r}: {key!r} must be an object of strings")
+    return {str(k): str(v) for k, v in value.items()}

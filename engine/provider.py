@@ -1,0 +1,123 @@
+"""Providers and models: where a dialog's requests go and which model answers them.
+
+A `Provider` is configuration plus credentials; the wire formats live in `engine.providers` (one adapter per
+API). The API key is held privately and never appears in `repr`, `to_json` or an error message.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .capability import Capability
+
+
+class NoModelAvailable(LookupError):
+    """No model of the provider meets the dialog's requirement; the message says what to change."""
+
+
+@dataclass
+class ModelInfo:
+    """One model of a provider. Most endpoints do not report capabilities; the config fills them in."""
+
+    id: str
+    name: str = ""
+    capabilities: Capability = Capability.TEXT
+    context_window: int = 0
+    max_output_tokens: int = 0
+    #: Output starts inside a thought with no opening `<think>` (DeepSeek-R1 style templates).
+    starts_in_thinking: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.name or self.id
+
+
+class Provider:
+    """An endpoint of one adapter kind ("openai", "anthropic" or "scripted") and its models."""
+
+    def __init__(
+        self,
+        id: str,
+        *,
+        kind: str = "openai",
+        name: str = "",
+        base_url: str = "",
+        api_key: str | None = None,
+        api_key_env: str = "",
+        headers: Mapping[str, str] | None = None,
+        models: Iterable[ModelInfo] = (),
+        default_model: str = "",
+        connect_timeout: float = 10.0,
+        read_timeout: float = 300.0,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.id = id
+        self.kind = kind
+        self.name = name or id
+        self.base_url = base_url.rstrip("/")
+        self._api_key = api_key
+        self.api_key_env = api_key_env
+        self.headers = dict(headers or {})
+        self.models: list[ModelInfo] = list(models)
+        self.default_model = default_model
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        #: Per-provider quirks (for example `send_reasoning_with_tool_calls` for DeepSeek thinking mode).
+        self.settings: dict[str, Any] = dict(settings or {})
+
+    def __repr__(self) -> str:
+        return f"Provider(id={self.id!r}, kind={self.kind!r}, base_url={self.base_url!r})"
+
+    @property
+    def api_key(self) -> str | None:
+        """The key given explicitly, else the one in the named environment variable, else None."""
+        if self._api_key:
+            return self._api_key
+        if self.api_key_env:
+            return os.environ.get(self.api_key_env) or None
+        return None
+
+    @api_key.setter
+    def api_key(self, value: str | None) -> None:
+        self._api_key = value
+
+    def get_model(self, model_id: str) -> ModelInfo | None:
+        for model in self.models:
+            if model.id == model_id:
+                return model
+        return None
+
+    def pick_model(self, required: Capability = Capability.TEXT, preferred_id: str = "") -> ModelInfo:
+        """The preferred model when it exists and meets `required`, otherwise the first that does.
+
+        Falls back to the provider's default model before trying the rest of the list. Raises
+        `NoModelAvailable` with a message that tells the user what to change.
+        """
+        candidates = []
+        for model_id in (preferred_id, self.default_model):
+            if model_id:
+                model = self.get_model(model_id)
+                if model is not None:
+                    candidates.append(model)
+        candidates.extend(self.models)
+        for model in candidates:
+            if required in model.capabilities:
+                return model
+        needed = ", ".join(required.names()) or "text"
+        if not self.models:
+            raise NoModelAvailable(
+                f"provider {self.name!r} has no models; add one to its [providers.{self.id}] section "
+                "in the config or check that the endpoint lists models"
+            )
+        if preferred_id and self.get_model(preferred_id) is None:
+            prefix = f"model {preferred_id!r} is not offered by {self.name!r}, and no other model"
+        else:
+            prefix = f"no model of {self.name!r}"
+        raise NoModelAvailable(
+            f"{prefix} supports {needed}; pick another model or provider, or mark a model's "
+            "capabilities in the config"
+        )

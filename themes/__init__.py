@@ -1,0 +1,1 @@
+"""Colour themes for the Visindigo TUI (no logic beyond registering them)."""

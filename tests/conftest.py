@@ -1,0 +1,18 @@
+"""Fixtures shared by every test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_visindigo_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """Point VISINDIGO_HOME at a fresh temporary folder so no test reads or writes the real home's config or data."""
+    home = tmp_path_factory.mktemp("visindigo-home")
+    monkeypatch.setenv("VISINDIGO_HOME", str(home))
+    yield home

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from .dialog import Dialog
 from .function import Function, check_function_id
@@ -17,9 +17,6 @@ from .mcp_server import MCPServer
 from .prompt import Prompt
 from .provider import Provider
 from .skill import Skill
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +66,34 @@ class Center:
             dialog.branch_from_id = branch_from if isinstance(branch_from, str) else branch_from.id
         self.add_dialog(dialog)
         return dialog
+
+    def regenerate(self, dialog: Dialog) -> Dialog:
+        """A new dialog that replaces `dialog` for another answer: a copy cut before the last assistant answer.
+
+        Nothing is deleted: the old dialog keeps its answer, the new one points at it through
+        `branch_from_id`, and running the new one produces the alternative. Tool results that came before
+        the last answer are kept (the spec's truncation point), so regenerating never re-runs a tool.
+        """
+        cut = dialog.find_last_assistant_message()
+        return self.branch_at(dialog, cut if cut >= 0 else dialog.message_count)
+
+    def branch_at(self, dialog: Dialog, message_count: int) -> Dialog:
+        """A new dialog holding `dialog`'s first `message_count` messages, branched from it.
+
+        Editing an earlier question uses this: branch before the question, then append the edited one. The
+        dialog's own functions are attached to the branch too: `copy_to` leaves them out because a function
+        cannot be owned twice in the spec's C++, but here both dialogs share the objects and the branch must
+        offer the same tools.
+        """
+        branch = Dialog(self)
+        dialog.copy_to(branch)
+        branch.truncate_to(message_count)
+        branch.title = dialog.title
+        branch.branch_from_id = dialog.id
+        for function_id in dialog.function_ids:
+            branch.add_function(dialog.get_function(function_id))
+        self.add_dialog(branch)
+        return branch
 
     def add_dialog(self, dialog: Dialog) -> Dialog:
         dialog.center = self

@@ -81,3 +81,36 @@ def test_pick_model_prefers_the_requested_model_when_it_fits() -> None:
         provider.pick_model(Capability.TEXT | Capability.TOOLS, "small")
     with pytest.raises(NoModelAvailable, match="has no models"):
         Provider("empty").pick_model()
+
+
+def test_regenerate_branches_a_copy_cut_before_the_last_answer() -> None:
+    from visindigo.engine import Role, Skill
+
+    center = Center()
+    dialog = center.create_dialog()
+    dialog.title = "Kyoto"
+    dialog.add_skill(Skill("tone", "brief"))
+    dialog.add_function(ping)
+    dialog.append_message(Role.USER, "q1").append_message(Role.ASSISTANT, "a1")
+    dialog.append_message(Role.USER, "q2").append_message(Role.ASSISTANT, "a2")
+    branch = center.regenerate(dialog)
+    assert branch.id != dialog.id
+    assert branch.branch_from_id == dialog.id
+    assert [m.content for m in branch.messages] == ["q1", "a1", "q2"]
+    assert [m.content for m in dialog.messages] == ["q1", "a1", "q2", "a2"]  # nothing is lost
+    assert branch.title == "Kyoto" and [s.name for s in branch.skills] == ["tone"]
+    assert branch.get_function("ping") is ping
+    assert center.get_dialog(branch.id) is branch
+
+
+def test_branch_at_cuts_before_an_edited_question() -> None:
+    from visindigo.engine import Role
+
+    center = Center()
+    dialog = center.create_dialog()
+    dialog.append_message(Role.USER, "q1").append_message(Role.ASSISTANT, "a1").append_message(Role.USER, "q2")
+    branch = center.branch_at(dialog, 2)
+    branch.append_message(Role.USER, "q2 edited")
+    assert [m.content for m in branch.messages] == ["q1", "a1", "q2 edited"]
+    assert dialog.last_message.content == "q2"
+    assert center.regenerate(center.create_dialog()).message_count == 0

@@ -1,0 +1,73 @@
+"""Small pieces the management screens share: safe text and the modal frame's CSS.
+
+Anything a model, a tool, an MCP server or a config file wrote is untrusted: it may carry terminal escape
+sequences (Textual passes ESC through to the terminal) or Textual markup (which would style text or create
+action links). `safe` strips the first and returns `Content`, which never parses the second.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from textual.content import Content
+from textual.screen import ModalScreen
+
+from ..sanitize import clean
+
+ResultT = TypeVar("ResultT")
+
+
+def sanitize(text: str) -> str:
+    """`text` without terminal control sequences or bidi overrides; tabs and newlines are kept."""
+    return clean(text)
+
+
+def safe(text: str) -> Content:
+    """Untrusted text as plain `Content`: sanitized, and markup is never interpreted."""
+    return Content(sanitize(text))
+
+
+def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, saying how much was left out, so a huge value cannot stall a screen."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n… ({len(text) - limit:,} more characters not shown)"
+
+
+class ModalFrame(ModalScreen[ResultT]):
+    """A centred, bordered box over the dimmed screen; every management screen is one.
+
+    The look lives here once so that all of them agree, and uses theme variables only.
+    """
+
+    DEFAULT_CSS = """
+    ModalFrame {
+        align: center middle;
+    }
+    ModalFrame > .frame {
+        width: 76;
+        max-width: 100%;
+        height: auto;
+        max-height: 100%;
+        border: round $primary;
+        border-title-color: $text-primary;
+        border-title-style: bold;
+        border-subtitle-color: $text-muted;
+        background: $surface;
+        padding: 0 1;
+    }
+    ModalFrame .hint {
+        color: $text-muted;
+    }
+    ModalFrame .error {
+        color: $text-error;
+    }
+    ModalFrame .buttons {
+        height: auto;
+        align-horizontal: right;
+        margin-top: 1;
+    }
+    ModalFrame .buttons Button {
+        margin-left: 1;
+    }
+    """

@@ -1,0 +1,36 @@
+"""MCP servers: their tools become dialog functions, their prompts become templates.
+
+Importing this package (and constructing an `MCPManager`) does not import the `mcp` SDK; it is loaded when
+the first server starts, so an app without MCP servers never pays for it. The app sets
+`center.tool_source = MCPManager(log_dir)`; the run loop then asks it for the functions of each run.
+"""
+
+from .expand import SAFE_ENV_VARS, UnsetVariable, child_environment, expand, references, resolve
+from .importing import claude_desktop_config_path, load_mcp_servers_file
+from .manager import DEFAULT_STARTUP_TIMEOUT, MCPManager
+from .naming import assign_function_ids, function_id, sanitise
+from .status import MCPPromptInfo, MCPServerError, PromptArgument, ServerState, ServerStatus, ToolInfo
+from .tool import MCPToolFunction
+
+__all__ = [
+    "DEFAULT_STARTUP_TIMEOUT",
+    "SAFE_ENV_VARS",
+    "MCPManager",
+    "MCPPromptInfo",
+    "MCPServerError",
+    "MCPToolFunction",
+    "PromptArgument",
+    "ServerState",
+    "ServerStatus",
+    "ToolInfo",
+    "UnsetVariable",
+    "assign_function_ids",
+    "child_environment",
+    "claude_desktop_config_path",
+    "expand",
+    "function_id",
+    "load_mcp_servers_file",
+    "references",
+    "resolve",
+    "sanitise",
+]

@@ -1,0 +1,397 @@
+"""One MCP server's live connection: started on first use, reused, restarted after a crash, stopped cleanly.
+
+The SDK's `Client` is an async context manager whose task groups must be entered and left by the same task,
+while tool calls come from whichever task runs a dialog and shutdown comes from the app's exit. So each
+connection has a small owner task that enters the client, reports readiness, and waits to be told to stop;
+everyone else just sends requests through the client (the SDK allows that from any task) and waits for the
+answer. Every wait is bounded: the start by the manager's startup timeout, each call by the server's
+`timeout`.
+
+Nothing here raises into a dialog for a failed tool call: `call_tool` returns an `isError` object explaining
+what happened (timeout, crash, refusal), because a tool's failure is information for the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import json
+import logging
+import os
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from ..mcp_server import MCPServer
+from ..message import Message
+from .content import call_result_to_dict, prompt_messages
+from .expand import ResolvedServer, UnsetVariable, redact, resolve
+from .status import MCPPromptInfo, MCPServerError, PromptArgument, ServerState, ServerStatus, ToolInfo
+
+if TYPE_CHECKING:
+    from mcp.client import Client
+
+log = logging.getLogger(__name__)
+
+#: A log file larger than this is moved aside to `.log.1` when the server next starts.
+MAX_LOG_BYTES = 2_000_000
+#: Listing pages followed at most (a paginator that never ends must not hang a start).
+MAX_PAGES = 100
+_CONNECTION_CLOSED = -32000
+_REQUEST_TIMEOUT = -32001
+
+
+def fingerprint(server: MCPServer) -> str:
+    """Identity of a config: two servers with the same name but different settings are different processes."""
+    return json.dumps(server.to_json(), sort_keys=True)
+
+
+def _root_cause(error: BaseException) -> BaseException:
+    """The first leaf of an exception group (task groups wrap the real error)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def _log_file_name(name: str) -> str:
+    return "mcp-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "server") + ".log"
+
+
+class ServerConnection:
+    """The running (or stopped) instance of one server config."""
+
+    def __init__(self, server: MCPServer, *, log_dir: Path | None, startup_timeout: float) -> None:
+        self.server = server
+        self.fingerprint = fingerprint(server)
+        self.log_path = log_dir / _log_file_name(server.name) if log_dir is not None else None
+        self.startup_timeout = startup_timeout
+        self.state = ServerState.STOPPED
+        self.error = ""
+        self.tools: list[ToolInfo] = []
+        self.prompts: list[MCPPromptInfo] = []
+        self.protocol_version = ""
+        self.server_version = ""
+        #: Calls under way; the manager only retires idle connections.
+        self.in_flight = 0
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._client: Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._stopping = False
+        self._lock = asyncio.Lock()
+        self._secrets: frozenset[str] = frozenset()
+        self._errlog: TextIO | None = None
+
+    # --- status -------------------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.server.name
+
+    @property
+    def is_running(self) -> bool:
+        return self.state is ServerState.RUNNING and self._client is not None
+
+    def status(self) -> ServerStatus:
+        return ServerStatus(
+            name=self.name,
+            state=self.state,
+            error=self.error,
+            tool_count=len(self.tools),
+            prompt_count=len(self.prompts),
+            log_path=str(self.log_path) if self.log_path is not None and self.server.kind == "stdio" else None,
+            transport=self.server.kind,
+            protocol_version=self.protocol_version,
+            server_version=self.server_version,
+        )
+
+    def _where_to_look(self) -> str:
+        if self.log_path is not None and self.server.kind == "stdio":
+            return f"; its log is {self.log_path}"
+        return ""
+
+    def _describe(self, error: BaseException) -> str:
+        """A user-facing reason for a start failure, with any expanded secret scrubbed out."""
+        error = _root_cause(error)
+        server = self.server
+        hint = self._where_to_look()
+        if isinstance(error, FileNotFoundError) and server.kind == "stdio":
+            hint = ""
+            if server.cwd and error.filename and str(error.filename) == os.path.expanduser(server.cwd):
+                reason = f"its working directory {server.cwd!r} does not exist"
+            else:
+                where = "" if "/" in server.command or os.sep in server.command else " on PATH"
+                reason = f"the command {server.command!r} was not found{where}"
+        elif isinstance(error, PermissionError) and server.kind == "stdio":
+            hint = ""
+            reason = f"the command {server.command!r} could not be run (permission denied)"
+        elif isinstance(error, TimeoutError):
+            reason = f"it did not answer within {self.startup_timeout:g} s"
+        elif getattr(error, "code", None) == _CONNECTION_CLOSED or isinstance(error, EOFError):
+            reason = "it exited during startup" if server.kind == "stdio" else "the connection was closed"
+        elif type(error).__module__.startswith("httpx"):
+            reason = f"could not reach {server.url}: {type(error).__name__}: {error}"
+        else:
+            reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        return redact(f"MCP server {self.name!r} could not start: {reason}{hint}", self._secrets)
+
+    # --- lifecycle ----------------------------------------------------------------------------------------
+
+    async def ensure_running(self) -> None:
+        """Start the server unless it is running; raise `MCPServerError` saying why it cannot be."""
+        if self.is_running:
+            return
+        async with self._lock:
+            if self.is_running:
+                return
+            await self._stop_locked(keep_error=True)
+            self.state = ServerState.STARTING
+            self.error = ""
+            try:
+                resolved = resolve(self.server)
+            except UnsetVariable as problem:
+                self._fail(f"MCP server {self.name!r} could not start: {problem}")
+                raise MCPServerError(self.error, server=self.name) from None
+            self._secrets = resolved.secrets
+            self.loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+            self._stopping = False
+            ready: asyncio.Future[None] = self.loop.create_future()
+            self._task = asyncio.create_task(self._own(resolved, ready), name=f"mcp server {self.name}")
+            try:
+                await asyncio.wait_for(asyncio.shield(ready), self.startup_timeout)
+            except TimeoutError:
+                await self._stop_locked(keep_error=True)
+                self._fail(self._describe(TimeoutError()))
+                raise MCPServerError(self.error, server=self.name) from None
+            except asyncio.CancelledError:
+                await asyncio.shield(self._stop_locked(keep_error=False))
+                raise
+            except Exception as error:  # the owner task reported why it could not start
+                await self._stop_locked(keep_error=True)
+                self._fail(self._describe(error))
+                raise MCPServerError(self.error, server=self.name) from None
+            self.state = ServerState.RUNNING
+
+    def _fail(self, message: str) -> None:
+        self.state = ServerState.FAILED
+        self.error = message
+        log.info("%s", message)
+
+    async def _own(self, resolved: ResolvedServer, ready: asyncio.Future[None]) -> None:
+        """The owner task: enter the client, list what the server offers, then wait until told to stop."""
+        from mcp.client import Client
+        from mcp_types import Implementation
+
+        from .transports import open_transport
+
+        try:
+            with self._open_log() as errlog:
+                self._errlog = errlog
+                transport = open_transport(self.server.kind, resolved, errlog, self._on_stream_end)
+                client = Client(
+                    transport,
+                    read_timeout_seconds=self.server.timeout,
+                    client_info=Implementation(name="visindigo", version="0.1.0"),
+                    logging_callback=self._on_log_message,
+                    cache=None,
+                )
+                async with client:
+                    self.protocol_version = client.protocol_version
+                    info = client.server_info
+                    self.server_version = f"{info.name} {info.version}" if info is not None else ""
+                    self.tools = await self._list_tools(client)
+                    self.prompts = await self._list_prompts(client)
+                    self._client = client
+                    if not ready.done():
+                        ready.set_result(None)
+                    await self._stop.wait()
+        except BaseException as error:
+            if not ready.done():
+                ready.set_exception(error if isinstance(error, Exception) else RuntimeError(repr(error)))
+            if isinstance(error, asyncio.CancelledError | KeyboardInterrupt | SystemExit):
+                raise
+            if not self._stopping:
+                # info, not warning: with no logging set up, a warning would be printed over the screen.
+                log.info("MCP server %r ended with %s", self.name, type(_root_cause(error)).__name__)
+        finally:
+            self._client = None
+            self._errlog = None
+
+    @contextlib.contextmanager
+    def _open_log(self) -> Any:
+        """The server's log file (appended, rotated when large), or a sink when logging is off."""
+        if self.log_path is None:
+            with open(os.devnull, "w", encoding="utf-8") as sink:
+                yield sink
+            return
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            if self.log_path.stat().st_size > MAX_LOG_BYTES:
+                self.log_path.replace(self.log_path.with_name(self.log_path.name + ".1"))
+        with open(self.log_path, "a", encoding="utf-8", errors="replace") as errlog:
+            stamp = datetime.datetime.now().isoformat(timespec="seconds")
+            # The stored (unexpanded) settings: a log must not hold a secret either.
+            server = self.server
+            target = " ".join([server.command, *server.args]) if server.kind == "stdio" else server.url
+            errlog.write(f"\n--- {stamp} starting {self.name!r} ({self.server.kind}): {target}\n")
+            errlog.flush()
+            yield errlog
+
+    async def _on_log_message(self, params: Any) -> None:
+        """Log notifications from the server go to its log file, like its stderr — never to the screen."""
+        errlog = self._errlog
+        if errlog is not None and not errlog.closed:
+            data = params.data if isinstance(params.data, str) else json.dumps(params.data, default=str)
+            errlog.write(f"[{params.level}] {params.logger + ': ' if params.logger else ''}{data}\n")
+            errlog.flush()
+
+    def _on_stream_end(self) -> None:
+        """The server's stream ended: unless we are stopping it, it crashed or hung up."""
+        if self._stopping:
+            return
+        self._fail(
+            f"MCP server {self.name!r} stopped unexpectedly; it will be restarted on next use{self._where_to_look()}"
+        )
+        self._client = None
+        self._stop.set()
+
+    async def _list_tools(self, client: Client) -> list[ToolInfo]:
+        tools: list[ToolInfo] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await client.list_tools(cursor=cursor)
+            for tool in page.tools:
+                title = tool.title or (tool.annotations.title if tool.annotations else None) or ""
+                schema = tool.input_schema if isinstance(tool.input_schema, dict) else {"type": "object"}
+                tools.append(ToolInfo(tool.name, tool.description or "", dict(schema), title))
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def _list_prompts(self, client: Client) -> list[MCPPromptInfo]:
+        if client.server_capabilities.prompts is None:
+            return []
+        from mcp.shared.exceptions import MCPError
+
+        prompts: list[MCPPromptInfo] = []
+        cursor: str | None = None
+        try:
+            for _ in range(MAX_PAGES):
+                page = await client.list_prompts(cursor=cursor)
+                for prompt in page.prompts:
+                    arguments = tuple(
+                        PromptArgument(a.name, a.description or "", bool(a.required)) for a in prompt.arguments or []
+                    )
+                    prompts.append(
+                        MCPPromptInfo(self.name, prompt.name, prompt.description or "", arguments, prompt.title or "")
+                    )
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        except MCPError as error:  # a server that announces prompts but cannot list them still has tools
+            log.info("MCP server %r could not list its prompts: %s", self.name, error)
+        return prompts
+
+    async def stop(self) -> None:
+        """Stop the server (closing stdin, then terminating it) and wait until it is gone."""
+        async with self._lock:
+            await self._stop_locked(keep_error=False)
+
+    async def _stop_locked(self, *, keep_error: bool) -> None:
+        task = self._task
+        self._task = None
+        if task is not None and not task.done():
+            self._stopping = True
+            self._stop.set()
+            if self._client is None:
+                # Still starting (say, a server silent in its handshake): nothing to wind down politely.
+                # Cancelling is safe: the SDK shields the part that stops the process.
+                task.cancel()
+            try:
+                # The SDK bounds its own shutdown (close stdin, wait, terminate, kill): about 6 s at worst.
+                await asyncio.wait_for(asyncio.shield(task), 15.0)
+            except TimeoutError:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+            except (Exception, asyncio.CancelledError):
+                # The owner task's own failure (already recorded) or its cancellation just above; but a
+                # cancellation of *this* task must still propagate.
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise
+        self._client = None
+        if not keep_error:
+            self.state = ServerState.STOPPED
+            self.error = ""
+
+    # --- requests -----------------------------------------------------------------------------------------
+
+    async def call_tool(self, tool_name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Call a tool; every failure comes back as `{"isError": true, "error": …}` for the model to read."""
+        try:
+            await self.ensure_running()
+        except MCPServerError as error:
+            return {"isError": True, "error": str(error)}
+        client = self._client
+        if client is None:
+            return {"isError": True, "error": self.error or f"MCP server {self.name!r} is not running"}
+        from mcp.shared.exceptions import MCPError
+
+        self.in_flight += 1
+        started = time.monotonic()
+        try:
+            result = await client.call_tool(tool_name, arguments, read_timeout_seconds=self.server.timeout)
+        except MCPError as error:
+            return {"isError": True, "error": self._request_failure(error, f"tool {tool_name!r}", started)}
+        except Exception as error:  # transport failure (HTTP error, broken pipe): restart on next use
+            message = self._redacted(f"MCP server {self.name!r} failed during tool {tool_name!r}: "
+                                     f"{type(error).__name__}: {error}")
+            self._fail(message + "; it will be restarted on next use")
+            self._stop.set()
+            return {"isError": True, "error": message}
+        finally:
+            self.in_flight -= 1
+        return call_result_to_dict(result)
+
+    def _request_failure(self, error: Any, what: str, started: float) -> str:
+        """Readable text for an `MCPError`; a closed connection also marks the server for a restart."""
+        code = getattr(error, "code", None)
+        if code == _REQUEST_TIMEOUT:
+            return (f"MCP server {self.name!r} did not answer {what} within {self.server.timeout:g} s "
+                    f"(waited {time.monotonic() - started:.1f} s); the call was abandoned")
+        if code == _CONNECTION_CLOSED:
+            if self.state is not ServerState.FAILED:
+                self._fail(f"MCP server {self.name!r} stopped unexpectedly; it will be restarted on next use"
+                           f"{self._where_to_look()}")
+            self._stop.set()
+            return f"MCP server {self.name!r} stopped during {what}; it will be restarted on next use"
+        return self._redacted(f"MCP server {self.name!r} refused {what}: {error} (JSON-RPC error {code})")
+
+    def _redacted(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    async def get_prompt(self, prompt_name: str, arguments: dict[str, str]) -> list[Message]:
+        """A server prompt filled with `arguments`, as messages named `server/prompt`."""
+        await self.ensure_running()
+        client = self._client
+        if client is None:
+            raise MCPServerError(self.error or f"MCP server {self.name!r} is not running", server=self.name)
+        from mcp.shared.exceptions import MCPError
+
+        started = time.monotonic()
+        self.in_flight += 1
+        try:
+            # Bounded by the client's read timeout (the server's `timeout`), like every request.
+            result = await client.get_prompt(prompt_name, arguments)
+        except MCPError as error:
+            message = self._request_failure(error, f"prompt {prompt_name!r}", started)
+            raise MCPServerError(message, server=self.name) from None
+        finally:
+            self.in_flight -= 1
+        return prompt_messages(result, f"{self.name}/{prompt_name}")
+

@@ -1,0 +1,83 @@
+"""Turning what an MCP server returns into what the dialog keeps: tool results and prompt messages.
+
+A chat API's tool result is text, so everything a tool returns is folded into one JSON object the model can
+read: `structuredContent` when the server gives it (it is the machine-readable form), otherwise the text
+blocks joined; images, audio and resources are summarised in words rather than dropped silently. An
+`isError` result becomes `{"isError": true, "error": …}` so the run loop marks it failed and the model still
+reads why.
+
+Blocks are read by their `type` attribute only, so this module never imports the SDK.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..message import Image, Message, Role
+
+
+def _approx_bytes(data_b64: str) -> int:
+    return len(data_b64) * 3 // 4
+
+
+def block_text(block: Any) -> str:
+    """One content block as text: text verbatim, everything else as a short bracketed summary."""
+    kind = getattr(block, "type", "")
+    if kind == "text":
+        return str(getattr(block, "text", ""))
+    if kind in ("image", "audio"):
+        mime = getattr(block, "mime_type", "") or "unknown type"
+        return f"[{kind}: {mime}, about {_approx_bytes(str(getattr(block, 'data', '')))} bytes, not shown]"
+    if kind == "resource_link":
+        name = getattr(block, "title", None) or getattr(block, "name", "") or "resource"
+        mime = getattr(block, "mime_type", None)
+        description = getattr(block, "description", None)
+        text = f"[resource link: {name} <{getattr(block, 'uri', '')}>{f' ({mime})' if mime else ''}]"
+        return f"{text} {description}" if description else text
+    if kind == "resource":
+        resource = getattr(block, "resource", None)
+        uri = getattr(resource, "uri", "")
+        mime = getattr(resource, "mime_type", None)
+        body = getattr(resource, "text", None)
+        if isinstance(body, str):
+            return f"[resource {uri}{f' ({mime})' if mime else ''}]\n{body}"
+        blob = str(getattr(resource, "blob", ""))
+        return f"[resource {uri} ({mime or 'binary'}), about {_approx_bytes(blob)} bytes, not shown]"
+    return f"[{kind or 'unknown'} content, not shown]"
+
+
+def call_result_to_dict(result: Any) -> dict[str, Any]:
+    """A `CallToolResult` as the JSON object the model receives."""
+    blocks = list(getattr(result, "content", None) or [])
+    text = "\n".join(block_text(block) for block in blocks)
+    if getattr(result, "is_error", False):
+        return {"isError": True, "error": text or "the tool reported an error without saying why"}
+    structured = getattr(result, "structured_content", None)
+    if structured is not None:
+        data: dict[str, Any] = dict(structured) if isinstance(structured, dict) else {"result": structured}
+        if any(getattr(b, "type", "") != "text" for b in blocks) and "content" not in data:
+            data["content"] = text
+        return data
+    return {"content": text}
+
+
+def prompt_messages(result: Any, label: str) -> list[Message]:
+    """The messages of a `GetPromptResult`, named `label` (`server/prompt`).
+
+    User messages become `Role.PROMPT` (template text, sent as `user`); an assistant message in a prompt stays
+    `Role.ASSISTANT` so a few-shot prompt keeps its shape. An image joins the message before it when that
+    message has the same role, so an image-with-caption prompt stays one message.
+    """
+    messages: list[Message] = []
+    for item in getattr(result, "messages", None) or []:
+        role = Role.ASSISTANT if str(getattr(item, "role", "user")) == "assistant" else Role.PROMPT
+        block = getattr(item, "content", None)
+        if getattr(block, "type", "") == "image":
+            image = Image(mime_type=str(getattr(block, "mime_type", "image/png")), data=str(getattr(block, "data", "")))
+            if messages and messages[-1].role is role:
+                messages[-1].images.append(image)
+            else:
+                messages.append(Message(role, "", name=label, images=[image]))
+            continue
+        messages.append(Message(role, block_text(block), name=label))
+    return messages

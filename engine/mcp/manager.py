@@ -1,0 +1,161 @@
+"""The MCP manager: the Center's `ToolSource`, and what the UI asks about servers.
+
+It keeps one connection per server config (a dialog's server of the same name but other settings is another
+process), starts servers when a run first needs them (in parallel), reuses them across runs and dialogs,
+restarts one after it crashed, and stops them all on `aclose`. Constructing it imports nothing of the SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..function import Function
+from ..mcp_server import MCPServer
+from ..message import Message
+from .connection import ServerConnection, fingerprint
+from .naming import assign_function_ids
+from .status import MCPPromptInfo, MCPServerError, ServerState, ServerStatus
+from .tool import MCPToolFunction
+
+#: How long a server may take to start and answer its handshake (a `uvx` first run downloads packages).
+DEFAULT_STARTUP_TIMEOUT = 60.0
+
+
+class MCPManager:
+    """Starts, reuses and stops MCP servers; turns their tools into functions and their prompts into messages.
+
+    `log_dir` receives one log file per stdio server (`mcp-<name>.log`: its stderr and log notifications);
+    without it, those are discarded — never shown on the screen either way.
+    """
+
+    def __init__(self, log_dir: Path | None = None, *, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT) -> None:
+        self.log_dir = log_dir
+        self.startup_timeout = startup_timeout
+        self._connections: dict[tuple[str, str], ServerConnection] = {}
+        #: The config most recently used under each name: what `status(name)` and `restart(name)` refer to.
+        self._latest: dict[str, tuple[str, str]] = {}
+        self._closed = False
+        self._background: set[asyncio.Task[None]] = set()
+
+    # --- connections --------------------------------------------------------------------------------------
+
+    def _connection(self, server: MCPServer) -> ServerConnection:
+        if self._closed:
+            message = f"MCP server {server.name!r} was not started: the app is shutting down"
+            raise MCPServerError(message, server=server.name)
+        key = (server.name, fingerprint(server))
+        connection = self._connections.get(key)
+        if connection is None:
+            connection = ServerConnection(server, log_dir=self.log_dir, startup_timeout=self.startup_timeout)
+            self._connections[key] = connection
+        previous = self._latest.get(server.name)
+        self._latest[server.name] = key
+        if previous is not None and previous != key:
+            self._retire(server.name, keep=key)
+        return connection
+
+    def _retire(self, name: str, *, keep: tuple[str, str]) -> None:
+        """Stop idle processes of an older config of `name` (its settings were edited); busy ones finish first."""
+        for key, connection in self._connections.items():
+            if key[0] == name and key != keep and connection.in_flight == 0 and connection.is_running:
+                task = asyncio.get_running_loop().create_task(connection.stop())
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+
+    async def _start_all(self, servers: Iterable[MCPServer]) -> tuple[list[ServerConnection], list[str]]:
+        """Start the enabled servers in parallel; return the running connections and the failure messages."""
+        connections: list[ServerConnection] = []
+        seen: set[str] = set()
+        for server in servers:
+            if server.enabled and server.name not in seen:
+                seen.add(server.name)
+                connections.append(self._connection(server))
+        outcomes = await asyncio.gather(*(c.ensure_running() for c in connections), return_exceptions=True)
+        running: list[ServerConnection] = []
+        failures: list[str] = []
+        for connection, outcome in zip(connections, outcomes, strict=True):
+            if isinstance(outcome, asyncio.CancelledError):
+                raise outcome
+            if isinstance(outcome, BaseException):
+                if isinstance(outcome, MCPServerError):
+                    failures.append(str(outcome))
+                else:
+                    failures.append(connection.error or f"MCP server {connection.name!r}: {outcome!r}")
+            else:
+                running.append(connection)
+        return running, failures
+
+    # --- ToolSource ---------------------------------------------------------------------------------------
+
+    async def functions_for(self, servers: list[MCPServer]) -> list[Function]:
+        """The tools of `servers` (disabled ones skipped) as functions, starting servers as needed.
+
+        Raises `MCPServerError` when a server cannot be started — the run then fails with that message (which
+        names the server and the reason) instead of going on without tools the user configured.
+        """
+        running, failures = await self._start_all(servers)
+        if failures:
+            hint = " (fix it, or disable the server, to run this dialog)" if len(failures) == 1 else ""
+            raise MCPServerError("; ".join(failures) + hint)
+        pairs = [(connection, tool) for connection in running for tool in connection.tools]
+        ids = assign_function_ids((connection.name, tool.name) for connection, tool in pairs)
+        return [MCPToolFunction(connection, tool, fid) for (connection, tool), fid in zip(pairs, ids, strict=True)]
+
+    async def aclose(self) -> None:
+        """Stop every server and wait until each is gone; no new server starts afterwards."""
+        self._closed = True
+        await asyncio.gather(*self._background, return_exceptions=True)
+        await asyncio.gather(*(c.stop() for c in self._connections.values()), return_exceptions=True)
+
+    # --- for the UI ---------------------------------------------------------------------------------------
+
+    def status(self, name: str) -> ServerStatus:
+        """How the server of that name is doing (its most recently used config); stopped if never started."""
+        key = self._latest.get(name)
+        connection = self._connections.get(key) if key is not None else None
+        return connection.status() if connection is not None else ServerStatus(name=name)
+
+    def statuses(self) -> list[ServerStatus]:
+        return [self.status(name) for name in self._latest]
+
+    async def start(self, servers: Iterable[MCPServer]) -> list[ServerStatus]:
+        """Start these servers now (for `start_on_launch`); failures are recorded in their status, not raised."""
+        connections = [self._connection(s) for s in servers if s.enabled]
+        await asyncio.gather(*(c.ensure_running() for c in connections), return_exceptions=True)
+        return [c.status() for c in connections]
+
+    async def start_on_launch(self, servers: Iterable[MCPServer]) -> list[ServerStatus]:
+        """Start the enabled servers configured to start with the app."""
+        return await self.start(s for s in servers if s.start_on_launch)
+
+    async def stop(self, name: str) -> None:
+        """Stop every process of the server of that name (they start again when next used)."""
+        await asyncio.gather(*(c.stop() for key, c in self._connections.items() if key[0] == name))
+
+    async def restart(self, server: MCPServer | str) -> ServerStatus:
+        """Stop and start a server again (a config, or the name of one used before); returns its new status."""
+        if isinstance(server, str):
+            key = self._latest.get(server)
+            if key is None or key not in self._connections:
+                return ServerStatus(server, ServerState.STOPPED, error=f"MCP server {server!r} was never started")
+            server = self._connections[key].server
+        await self.stop(server.name)
+        connection = self._connection(server)
+        with contextlib.suppress(MCPServerError):  # the reason is in the status
+            await connection.ensure_running()
+        return connection.status()
+
+    async def list_prompts(self, servers: list[MCPServer]) -> list[MCPPromptInfo]:
+        """Every prompt of these servers, for the template picker; a server that cannot start is left out."""
+        running, _failures = await self._start_all(servers)
+        return [prompt for connection in running for prompt in connection.prompts]
+
+    async def get_prompt(self, server: MCPServer, prompt_name: str, arguments: dict[str, str]) -> list[Message]:
+        """Ask the server for its prompt filled with `arguments`; messages named `server/prompt`.
+
+        Raises `MCPServerError` (server unreachable, or it refused: a missing argument, an unknown prompt).
+        """
+        return await self._connection(server).get_prompt(prompt_name, dict(arguments))

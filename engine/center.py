@@ -225,5 +225,7 @@ class Center:
 
     async def aclose(self) -> None:
         """Release network clients and servers; safe to call more than once."""
+        for provider in self._providers.values():
+            await provider.aclose()
         if self.tool_source is not None:
             await self.tool_source.aclose()

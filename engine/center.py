@@ -7,9 +7,10 @@ not choose. A Center made with `Center()` is in memory; `Center.open(home)` give
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .dialog import Dialog
 from .function import Function, check_function_id
@@ -17,6 +18,11 @@ from .mcp_server import MCPServer
 from .prompt import Prompt
 from .provider import Provider
 from .skill import Skill
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .paths import Paths
+    from .storage import Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +37,20 @@ class DialogSummary:
     created_at: float = 0.0
     updated_at: float = 0.0
     message_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A dialog that matches a search: the best matching message and a snippet of it.
+
+    `highlights` are (start, end) offsets into `snippet` of the matched text, for the UI to emphasise.
+    """
+
+    dialog_id: str
+    title: str
+    message_index: int
+    snippet: str
+    highlights: list[tuple[int, int]] = field(default_factory=list)
 
 
 class ToolSource(Protocol):
@@ -56,6 +76,42 @@ class Center:
         self.tool_source: ToolSource | None = None
         #: Run-loop settings (for example `max_tool_rounds`).
         self.settings: dict[str, Any] = {}
+        #: The dialog store when opened with `Center.open`; None keeps everything in memory.
+        self.store: Store | None = None
+        #: Where config and data live (set by `Center.open`).
+        self.paths: Paths | None = None
+        #: The configuration read by `Center.open` (None for an in-memory Center).
+        self.config: Config | None = None
+        #: What the user should be told after opening: config problems, a store moved aside, recovered replies.
+        self.notices: list[str] = []
+
+    @classmethod
+    def open(
+        cls,
+        home: str | os.PathLike[str] | None = None,
+        *,
+        config_path: str | os.PathLike[str] | None = None,
+        data_dir: str | os.PathLike[str] | None = None,
+    ) -> Center:
+        """A Center backed by the store, configured from the config file (see `engine.storage.open_center`).
+
+        Raises `StoreLocked` when another instance uses the data directory and `StoreError` when the store
+        cannot be used; config problems do not raise, they are listed in `notices`.
+        """
+        from .storage.opening import open_center
+
+        return open_center(cls, home, config_path=config_path, data_dir=data_dir)
+
+    def attach_store(self, store: Store) -> None:
+        """Persist every dialog from now on; dialogs already here are written to the store."""
+        self.store = store
+        for dialog in self._dialogs.values():
+            store.track(dialog)
+
+    def close(self) -> None:
+        """Write what is pending and close the store (releasing the data directory); safe to repeat."""
+        if self.store is not None:
+            self.store.close()
 
     # --- dialogs ------------------------------------------------------------------------------------------
 
@@ -96,29 +152,87 @@ class Center:
         return branch
 
     def add_dialog(self, dialog: Dialog) -> Dialog:
+        """Register a dialog (with a store: write it whole and persist its changes from now on)."""
         dialog.center = self
         self._dialogs[dialog.id] = dialog
+        if self.store is not None:
+            self.store.track(dialog)
         return dialog
 
     def get_dialog(self, dialog_id: str) -> Dialog | None:
-        return self._dialogs.get(dialog_id)
+        """The dialog of that id; with a store, one not opened yet is loaded (messages and all) now."""
+        dialog = self._dialogs.get(dialog_id)
+        if dialog is None and self.store is not None:
+            dialog = self.store.load_dialog(dialog_id, self)
+            if dialog is not None:
+                self._dialogs[dialog_id] = dialog
+        return dialog
+
+    def has_dialog(self, dialog_id: str) -> bool:
+        """Whether a dialog of that id exists, without loading it."""
+        return dialog_id in self._dialogs or (self.store is not None and self.store.has_dialog(dialog_id))
 
     def remove_dialog(self, dialog_id: str) -> bool:
-        """Forget a dialog; its branches now point at its parent, so none becomes unreachable."""
+        """Forget a dialog; its branches now point at its parent, so none becomes unreachable.
+
+        With a store the dialog is deleted from it, and branches not opened yet are re-pointed there too.
+        """
         dialog = self._dialogs.pop(dialog_id, None)
-        if dialog is None:
+        parent = dialog.branch_from_id if dialog is not None else None
+        if parent is None and self.store is not None:
+            parent = self.store.parent_of(dialog_id)
+        if parent is None:
             return False
         for other in self._dialogs.values():
             if other.branch_from_id == dialog_id:
-                other.branch_from_id = dialog.branch_from_id
-        dialog.center = None
+                other.branch_from_id = parent
+        if dialog is not None:
+            dialog.center = None
+        if self.store is not None:
+            self.store.delete_dialog(dialog_id)
         return True
+
+    def rename_dialog(self, dialog_id: str, title: str) -> bool:
+        """Set a dialog's title (an empty one lets the first user message name it); False if there is none."""
+        dialog = self._dialogs.get(dialog_id)
+        if dialog is not None:
+            dialog.title = title
+            return True
+        return self.store is not None and self.store.set_title(dialog_id, title)
 
     @property
     def dialogs(self) -> list[Dialog]:
+        """Every dialog. With a store this loads all of them: list the tree with `dialog_summaries()`."""
+        if self.store is not None:
+            for dialog_id in self.store.dialog_ids():
+                self.get_dialog(dialog_id)
         return list(self._dialogs.values())
 
+    def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
+        """Dialogs whose messages contain every word of `query` (any case), one hit per dialog.
+
+        With a store this is a full-text search over every dialog, opened or not; in memory it scans.
+        """
+        if self.store is not None:
+            return self.store.search(query, limit=limit)
+        from .storage.search import content_matches, make_snippet, query_terms
+
+        terms = query_terms(query)
+        hits: list[SearchHit] = []
+        for dialog in self._dialogs.values() if terms else ():
+            for index, message in enumerate(dialog.messages):
+                if content_matches(message.content, terms):
+                    snippet, spans = make_snippet(message.content, terms)
+                    hits.append(SearchHit(dialog.id, dialog.title, index, snippet, spans))
+                    break
+            if len(hits) >= limit:
+                break
+        return hits
+
     def dialog_summaries(self) -> list[DialogSummary]:
+        """What the dialog tree shows; with a store it comes from metadata alone, no message is read."""
+        if self.store is not None:
+            return self.store.summaries()
         return [
             DialogSummary(
                 id=d.id,
@@ -224,8 +338,9 @@ class Center:
         return self._providers.get(self.default_provider_id)
 
     async def aclose(self) -> None:
-        """Release network clients and servers; safe to call more than once."""
+        """Release network clients and servers and close the store; safe to call more than once."""
         for provider in self._providers.values():
             await provider.aclose()
         if self.tool_source is not None:
             await self.tool_source.aclose()
+        self.close()

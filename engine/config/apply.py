@@ -1,0 +1,37 @@
+"""Putting a configuration into a Center: providers, default provider and model, skills, MCP servers, settings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .model import Config
+
+if TYPE_CHECKING:
+    from ..center import Center
+
+
+def apply_config(center: Center, config: Config) -> None:
+    """Register what the config describes; items of the same id or name already in the Center are replaced.
+
+    `center.settings` receives `theme`, `keys` (key overrides), `prompt_dir` (a path string), `default_model`
+    and `max_tool_rounds` for the TUI, the template loader and the run loop.
+    """
+    for provider in config.providers():
+        center.add_provider(provider)
+    if config.default_provider and center.get_provider(config.default_provider) is not None:
+        center.default_provider_id = config.default_provider
+    default = center.default_provider
+    if default is not None and config.default_model:
+        default.default_model = config.default_model
+    for skill in config.skills:
+        center.add_skill(skill)
+    for server in config.mcp_servers:
+        center.add_mcp(server)
+    center.settings.update(
+        theme=config.theme,
+        keys=config.keys,
+        prompt_dir=str(config.prompt_dir),
+        default_model=config.default_model,
+        max_tool_rounds=config.max_tool_rounds,
+    )
+    center.config = config

@@ -1,0 +1,105 @@
+"""Reading and writing the TOML files: atomically, without losing what the app does not understand.
+
+A write reads the file as it is now, changes only the keys it is asked to change, and replaces the file in one
+`os.replace` (the new text is complete on disk first), so a crash mid-write leaves either the old file or the
+new one. A file with a syntax error is never written over: the user's text would be lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from .problems import ConfigError
+
+CONFIG_HEADER = (
+    "# Visindigo configuration. Every setting is described in the README (section \"Configuration\").\n"
+    "# Visindigo rewrites this file when you change a setting in the app: keys it does not know are kept,\n"
+    "# comments are not.\n\n"
+)
+CREDENTIALS_HEADER = (
+    "# API keys typed into Visindigo. Readable by you alone (mode 0600); never copy it into config.toml.\n\n"
+)
+
+
+def read_toml(path: Path) -> dict[str, Any] | None:
+    """The parsed file, or None when it does not exist. Raises `tomllib.TOMLDecodeError` and `OSError`."""
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return None
+
+
+def read_for_update(path: Path) -> dict[str, Any]:
+    """The file's document before a change; raises `ConfigError` rather than let a broken file be replaced."""
+    try:
+        return read_toml(path) or {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path} has a syntax error ({exc}); fix it in an editor first — Visindigo does not write over it, "
+            "so nothing in it is lost."
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{path} cannot be read: {exc.strerror or exc}") from None
+
+
+def write_toml(path: Path, document: dict[str, Any], *, header: str = "", private: bool = False) -> None:
+    """Replace `path` atomically with `document`; `private` makes it mode 0600 (credentials).
+
+    A symlink (a dotfiles manager's) is followed, so the file it points to is updated and the link stays.
+    """
+    target = path.resolve() if path.is_symlink() else path
+    text = header + tomli_w.dumps(document)
+    try:
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        mode = 0o600 if private else _mode_of(target, 0o644)
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise ConfigError(f"{path} cannot be written: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise ConfigError(f"{path} cannot be written: {exc.strerror or exc}") from None
+    _fsync_dir(target.parent)
+
+
+def _mode_of(path: Path, default: int) -> int:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return default
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename itself durable; not possible on every platform, and harmless to skip there."""
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def is_private(path: Path) -> bool:
+    """Whether only the owner can read the file (always true where POSIX modes do not apply)."""
+    if os.name != "posix":
+        return True
+    try:
+        return stat.S_IMODE(path.stat().st_mode) & 0o077 == 0
+    except OSError:
+        return True

@@ -1,0 +1,133 @@
+"""Reading config.toml and credentials.toml into a `Config`, collecting problems instead of failing.
+
+Whatever is wrong — a syntax error, a mistyped value, a missing skill file, a key file others can read — is
+reported with the file and the key, and the app starts with what remains.
+"""
+
+from __future__ import annotations
+
+import logging
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ..mcp_server import MCPServer
+from ..paths import Paths
+from ..skill import Skill
+from .files import is_private, read_toml
+from .model import Config, Credentials
+from .problems import ConfigProblem, dotted
+from .schema import CONFIG_SCHEMA, CREDENTIALS_SCHEMA
+from .validate import validate
+
+log = logging.getLogger(__name__)
+
+
+def load_config(paths: Paths | Path | str) -> tuple[Config, list[ConfigProblem]]:
+    """The configuration and its problems. A missing file is an empty configuration, not a problem."""
+    config_file = paths.config_file if isinstance(paths, Paths) else Path(paths)
+    credentials_file = config_file.parent / "credentials.toml"
+    problems: list[ConfigProblem] = []
+    data = _read_validated(config_file, CONFIG_SCHEMA, problems)
+    credentials = _read_credentials(credentials_file, problems)
+    config = Config(config_file=config_file, data=data, credentials=credentials)
+    _check_providers(config, problems)
+    config.skills = _build_skills(config, problems)
+    config.mcp_servers = _build_mcp_servers(config, problems)
+    config.problems = problems
+    for problem in problems:
+        log.warning("%s", problem)
+    return config, problems
+
+
+def _read_validated(path: Path, schema: dict[str, Any], problems: list[ConfigProblem]) -> dict[str, Any]:
+    try:
+        document = read_toml(path)
+    except tomllib.TOMLDecodeError as exc:
+        problems.append(
+            ConfigProblem(path, "", f"not valid TOML ({exc}); none of its settings are used until it is fixed")
+        )
+        return {}
+    except OSError as exc:
+        problems.append(ConfigProblem(path, "", f"cannot be read ({exc.strerror or exc})"))
+        return {}
+    if document is None:
+        return {}
+    valid, found = validate(document, schema, path)
+    problems.extend(found)
+    return valid
+
+
+def _read_credentials(path: Path, problems: list[ConfigProblem]) -> Credentials:
+    data = _read_validated(path, CREDENTIALS_SCHEMA, problems)
+    if data and not is_private(path):
+        problems.append(
+            ConfigProblem(path, "", f"other users can read this file of API keys; run: chmod 600 {path}")
+        )
+    keys = {
+        provider_id: entry["api_key"]
+        for provider_id, entry in data.get("providers", {}).items()
+        if isinstance(entry.get("api_key"), str) and entry["api_key"]
+    }
+    return Credentials(keys)
+
+
+def _check_providers(config: Config, problems: list[ConfigProblem]) -> None:
+    providers = config.data.get("providers", {})
+    for provider_id, entry in providers.items():
+        if entry.get("api_key"):
+            problems.append(
+                ConfigProblem(
+                    config.config_file,
+                    dotted(("providers", provider_id, "api_key")),
+                    "an API key in the config file can be read by anyone who can read the file; it is used, "
+                    "but set it from the app (it goes to credentials.toml, mode 0600) or use api_key_env",
+                )
+            )
+    default = config.default_provider
+    if default and default not in providers:
+        problems.append(
+            ConfigProblem(
+                config.config_file,
+                "default_provider",
+                f"no provider {default!r} is configured"
+                + (f" (configured: {', '.join(providers)}); the first one is used" if providers else ""),
+            )
+        )
+        config.data.pop("default_provider", None)
+
+
+def _build_skills(config: Config, problems: list[ConfigProblem]) -> list[Skill]:
+    skills = []
+    for name, entry in config.data.get("skills", {}).items():
+        content = entry.get("content")
+        if content is None:
+            path = Path(entry["file"]).expanduser()
+            if not path.is_absolute():
+                path = config.config_file.parent / path
+            try:
+                content = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                problems.append(
+                    ConfigProblem(
+                        config.config_file,
+                        dotted(("skills", name, "file")),
+                        f"cannot read {path} ({reason}); the skill is ignored",
+                    )
+                )
+                continue
+        skills.append(Skill(name=name, content=content, description=entry.get("description", "")))
+    return skills
+
+
+def _build_mcp_servers(config: Config, problems: list[ConfigProblem]) -> list[MCPServer]:
+    servers = []
+    for name, entry in config.data.get("mcp_servers", {}).items():
+        try:
+            servers.append(MCPServer.from_json(entry, name=name))
+        except ValueError as exc:
+            problems.append(
+                ConfigProblem(config.config_file, dotted(("mcp_servers", name)), f"{exc}; the server is ignored")
+            )
+    return servers

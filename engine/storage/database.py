@@ -1,0 +1,151 @@
+"""Opening the SQLite file: recognise a corrupt or foreign file, move it aside, bring the schema up to date.
+
+A file we cannot read is never overwritten and never deleted: it is renamed next to where it was (with its
+`-wal` and `-shm` companions) and the user is told where it went, so whatever it holds can still be rescued.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from .errors import StoreError
+from .schema import APPLICATION_ID, LATEST_VERSION, migrate
+
+log = logging.getLogger(__name__)
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), without changing anything in the file."""
+    return sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=5.0)
+
+
+def configure(conn: sqlite3.Connection) -> None:
+    """The pragmas the store relies on; applied only once the file is known to be ours.
+
+    WAL with `synchronous=NORMAL`: a commit survives the process being killed (only a power cut may lose the
+    last commits) and costs no fsync, which keeps an append far below a millisecond.
+    """
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+
+
+def open_database(path: Path) -> tuple[sqlite3.Connection, list[str]]:
+    """Open (or create) the store at `path`; returns the connection and notices for the user.
+
+    A notice is written when an unreadable file was moved aside. Raises `StoreError` when the file was made
+    by a newer Visindigo (moving it aside would hide the user's dialogs from the version that can read them)
+    or when a bad file cannot be moved.
+    """
+    notices: list[str] = []
+    _create_private(path)
+    problem = _header_problem(path)
+    if problem is None:
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = connect(path)
+            problem = _content_problem(conn, path)
+            if problem is None:
+                configure(conn)
+                migrate(conn)
+                return conn, notices
+        except sqlite3.DatabaseError as exc:
+            problem = f"it is not a readable SQLite database ({exc})"
+        except BaseException:
+            if conn is not None:
+                conn.close()
+            raise
+        if conn is not None:
+            _close_quietly(conn)
+    moved_to = move_aside(path)
+    notices.append(
+        f"The dialog store {path} could not be used: {problem}. It was moved to {moved_to} (nothing was "
+        "deleted) and a new, empty store was started."
+    )
+    log.warning("moved an unusable store aside: %s -> %s (%s)", path, moved_to, problem)
+    _create_private(path)
+    conn = connect(path)
+    configure(conn)
+    migrate(conn)
+    return conn, notices
+
+
+def _create_private(path: Path) -> None:
+    """Create a missing store file readable by its owner only; SQLite gives its WAL files the same mode."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise StoreError(f"The dialog store {path} cannot be created: {exc.strerror or exc}") from exc
+    os.close(fd)
+
+
+def _header_problem(path: Path) -> str | None:
+    """Why the file cannot be ours, judged from its first bytes; None when it may be (or does not exist)."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"The dialog store {path} cannot be read: {exc.strerror or exc}") from exc
+    if not header:
+        return None  # an empty file is a fresh database to SQLite
+    if header != SQLITE_HEADER:
+        return "it is not a SQLite database"
+    return None
+
+
+def _content_problem(conn: sqlite3.Connection, path: Path) -> str | None:
+    """Why an SQLite file is not a usable store of ours; reading the schema also surfaces a damaged file."""
+    application_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    if application_id == 0 and not tables:
+        return None  # brand new
+    if application_id != APPLICATION_ID:
+        return "it is an SQLite database of another program"
+    if version > LATEST_VERSION:
+        raise StoreError(
+            f"The dialog store {path} was written by a newer Visindigo (schema {version}; this one knows up to "
+            f"{LATEST_VERSION}). Upgrade Visindigo, or start with --data-dir pointing at another folder."
+        )
+    conn.execute("SELECT count(*) FROM dialogs").fetchone()
+    return None
+
+
+def _close_quietly(conn: sqlite3.Connection) -> None:
+    """Close a connection to a file being given up; an error here changes nothing."""
+    try:
+        conn.close()
+    except sqlite3.Error:
+        log.debug("closing an unusable store failed", exc_info=True)
+
+
+def move_aside(path: Path) -> Path:
+    """Rename the file (and its WAL companions) to a free `<name>.unreadable-<time>` name; returns it."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.unreadable-{stamp}")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = path.with_name(f"{path.name}.unreadable-{stamp}-{counter}")
+    try:
+        path.rename(target)
+        for suffix in ("-wal", "-shm"):
+            companion = path.with_name(path.name + suffix)
+            if companion.exists():
+                companion.rename(target.with_name(target.name + suffix))
+    except OSError as exc:
+        raise StoreError(
+            f"The dialog store {path} cannot be used and could not be moved aside ({exc.strerror or exc}). "
+            "Move or rename it yourself, or start with --data-dir pointing at another folder."
+        ) from exc
+    return target

@@ -1,0 +1,43 @@
+"""`Center.open`: paths, config, store, in that order, gathered into one Center."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, TypeVar
+
+from ..config import apply_config, load_config
+from ..paths import ensure_dirs, resolve_paths
+from .errors import StoreError
+from .store import Store
+
+if TYPE_CHECKING:
+    from ..center import Center
+
+C = TypeVar("C", bound="Center")
+
+
+def open_center(
+    cls: type[C],
+    home: str | os.PathLike[str] | None = None,
+    *,
+    config_path: str | os.PathLike[str] | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+) -> C:
+    """A Center configured from the config file and backed by the store of the data directory.
+
+    Config problems never stop it: they are in `center.notices`, with what the store reports (a file moved
+    aside, replies recovered after a crash). Raises `StoreLocked` / `StoreError` when the store is unusable.
+    """
+    paths = resolve_paths(home, config_path=config_path, data_dir=data_dir)
+    try:
+        ensure_dirs(paths)
+    except OSError as exc:
+        raise StoreError(f"Cannot create Visindigo's folders: {exc}") from exc
+    config, problems = load_config(paths)
+    store = Store.open(paths)
+    center = cls()
+    center.paths = paths
+    apply_config(center, config)
+    center.attach_store(store)
+    center.notices = [str(problem) for problem in problems] + list(store.notices)
+    return center

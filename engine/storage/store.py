@@ -1,0 +1,430 @@
+"""The dialog store: dialogs and messages as rows in one SQLite file.
+
+Appending a message is one insert, `truncate_to` one delete, a configuration change one update, so the cost of
+a write does not grow with the dialog. Listing reads the `dialogs` table only (it keeps a message count), and a
+dialog's messages are read when it is opened. The store writes what it is told; `DialogTracker` turns a
+dialog's events into these calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..center import DialogSummary, SearchHit
+from ..dialog import Dialog
+from ..message import Message, Role
+from ..paths import Paths
+from . import rows
+from .database import open_database
+from .errors import StoreError
+from .lock import DataDirLock
+from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet, query_terms, split_marks
+from .tracker import DialogTracker
+
+if TYPE_CHECKING:
+    from ..center import Center
+
+log = logging.getLogger(__name__)
+
+_INSERT_MESSAGE = (
+    "INSERT INTO messages (dialog_id, position, "
+    + ", ".join(rows.MESSAGE_COLUMNS)
+    + ", created_at) VALUES (?, ?, "
+    + ", ".join("?" * len(rows.MESSAGE_COLUMNS))
+    + ", ?)"
+)
+_UPSERT_DIALOG = (
+    "INSERT INTO dialogs (id, "
+    + ", ".join(rows.DIALOG_CONFIG_COLUMNS)
+    + ", created_at, updated_at) VALUES (?, "
+    + ", ".join("?" * len(rows.DIALOG_CONFIG_COLUMNS))
+    + ", ?, ?) ON CONFLICT (id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in rows.DIALOG_CONFIG_COLUMNS)
+    + ", created_at = excluded.created_at, updated_at = excluded.updated_at"
+)
+
+
+class Store:
+    """One open store; holds the data directory's lock until `close()`.
+
+    Open it with `Store.open(paths)`. `notices` lists what the user should be told about opening (a file
+    moved aside, an interrupted reply recovered). Methods raise `sqlite3.Error` on a failing disk; the
+    tracker reports those through `on_error` and rewrites the dialog once writing works again.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, *, path: Path, lock: DataDirLock | None = None) -> None:
+        self._conn = conn
+        self.path = path
+        self._lock = lock
+        self._mutex = threading.RLock()
+        self._depth = 0
+        self._trackers: dict[str, DialogTracker] = {}
+        self.notices: list[str] = []
+        #: Called with a message the user should see when a write fails (the dialog stays intact in memory).
+        self.on_error: Callable[[str], None] | None = None
+
+    @classmethod
+    def open(cls, paths: Paths | Path | str) -> Store:
+        """Open the store of `paths` (or of a data directory), creating it when needed.
+
+        Raises `StoreLocked` when another instance uses the directory and `StoreError` when the store cannot
+        be used at all; a corrupt or foreign file is moved aside and reported in `notices` instead.
+        """
+        data_dir = paths.data_dir if isinstance(paths, Paths) else Path(paths)
+        db_file = paths.db_file if isinstance(paths, Paths) else data_dir / "dialogs.sqlite3"
+        lock_file = paths.lock_file if isinstance(paths, Paths) else data_dir / "visindigo.lock"
+        try:
+            data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"The data directory {data_dir} cannot be created: {exc.strerror or exc}") from exc
+        lock = DataDirLock(lock_file)
+        lock.acquire()
+        try:
+            conn, notices = open_database(db_file)
+        except BaseException:
+            lock.release()
+            raise
+        store = cls(conn, path=db_file, lock=lock)
+        store.notices.extend(notices)
+        recovered = store.recover_drafts()
+        if recovered:
+            store.notices.append(
+                f"{recovered} reply(ies) cut off when Visindigo last stopped were kept, marked as interrupted."
+            )
+        return store
+
+    def close(self) -> None:
+        """Write pending stream checkpoints, stop tracking, close the file and release the lock."""
+        with self._mutex:
+            for tracker in list(self._trackers.values()):
+                tracker.detach(flush=True)
+            self._trackers.clear()
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            if self._lock is not None:
+                self._lock.release()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; nested uses join the outer one."""
+        with self._mutex:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self._conn
+            except BaseException:
+                self._depth = 0
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self._conn.execute("COMMIT")
+
+    def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._mutex:
+            return list(self._conn.execute(sql, parameters))
+
+    def report_error(self, message: str) -> None:
+        log.error("%s", message)
+        if self.on_error is not None:
+            try:
+                self.on_error(message)
+            except Exception:
+                log.exception("the store's error callback failed")
+
+    # --- tracking dialogs ---------------------------------------------------------------------------------
+
+    def track(self, dialog: Dialog, *, save: bool = True) -> DialogTracker:
+        """Keep the dialog's rows in step with it from now on; `save` writes it whole first."""
+        existing = self._trackers.get(dialog.id)
+        if existing is not None:
+            if existing.dialog is dialog:
+                return existing
+            existing.detach(flush=False)
+        if save:
+            self.save_dialog(dialog)
+        tracker = DialogTracker(self, dialog)
+        self._trackers[dialog.id] = tracker
+        return tracker
+
+    def untrack(self, dialog_id: str) -> None:
+        tracker = self._trackers.pop(dialog_id, None)
+        if tracker is not None:
+            tracker.detach(flush=False)
+
+    def load_dialog(self, dialog_id: str, center: Center | None = None) -> Dialog | None:
+        """The stored dialog, tracked from now on; None when there is none of that id."""
+        document = self.load_document(dialog_id)
+        if document is None:
+            return None
+        dialog = Dialog(center)
+        dialog.from_json(document)
+        self.track(dialog, save=False)
+        return dialog
+
+    # --- dialogs ------------------------------------------------------------------------------------------
+
+    def save_dialog(self, dialog: Dialog) -> None:
+        """Write the dialog whole: its row and every message (replacing what was stored)."""
+        messages = dialog.messages
+        now = time.time()
+        with self._transaction() as conn:
+            conn.execute(_UPSERT_DIALOG, (dialog.id, *rows.dialog_config_values(dialog), dialog.created_at, now))
+            conn.execute("DELETE FROM messages WHERE dialog_id = ?", (dialog.id,))
+            conn.executemany(
+                _INSERT_MESSAGE,
+                ((dialog.id, i, *rows.message_values(m), now) for i, m in enumerate(messages)),
+            )
+            conn.execute("UPDATE dialogs SET message_count = ? WHERE id = ?", (len(messages), dialog.id))
+
+    def save_dialog_config(self, dialog: Dialog) -> None:
+        """Write the dialog's row (title, provider, model, skills, ...), not its messages."""
+        with self._transaction() as conn:
+            conn.execute(
+                _UPSERT_DIALOG, (dialog.id, *rows.dialog_config_values(dialog), dialog.created_at, time.time())
+            )
+
+    def has_dialog(self, dialog_id: str) -> bool:
+        return bool(self._query("SELECT 1 FROM dialogs WHERE id = ?", (dialog_id,)))
+
+    def parent_of(self, dialog_id: str) -> str | None:
+        found = self._query("SELECT branch_from_id FROM dialogs WHERE id = ?", (dialog_id,))
+        return str(found[0][0]) if found else None
+
+    def children_of(self, dialog_id: str) -> list[str]:
+        return [
+            str(r[0])
+            for r in self._query(
+                "SELECT id FROM dialogs WHERE branch_from_id = ? ORDER BY created_at, id", (dialog_id,)
+            )
+        ]
+
+    def dialog_ids(self) -> list[str]:
+        return [str(r[0]) for r in self._query("SELECT id FROM dialogs ORDER BY created_at, id")]
+
+    def load_document(self, dialog_id: str) -> dict[str, Any] | None:
+        """The dialog as a `Dialog.to_json()` document, or None."""
+        with self._mutex:
+            found = self._conn.execute(
+                "SELECT id, " + ", ".join(rows.DIALOG_CONFIG_COLUMNS) + ", created_at FROM dialogs WHERE id = ?",
+                (dialog_id,),
+            ).fetchone()
+            if found is None:
+                return None
+            messages = [
+                rows.message_document(r)
+                for r in self._conn.execute(
+                    "SELECT " + ", ".join(rows.MESSAGE_COLUMNS) + " FROM messages WHERE dialog_id = ? "
+                    "ORDER BY position",
+                    (dialog_id,),
+                )
+            ]
+        return rows.dialog_document(found, messages)
+
+    def set_title(self, dialog_id: str, title: str) -> bool:
+        """Rename a dialog without loading it; False when there is none of that id."""
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE dialogs SET title = ?, updated_at = ? WHERE id = ?", (title, time.time(), dialog_id)
+            )
+            return cursor.rowcount > 0
+
+    def delete_dialog(self, dialog_id: str) -> bool:
+        """Delete a dialog, its messages and draft; its branches now branch from its parent."""
+        self.untrack(dialog_id)
+        with self._transaction() as conn:
+            found = conn.execute("SELECT branch_from_id FROM dialogs WHERE id = ?", (dialog_id,)).fetchone()
+            if found is None:
+                return False
+            conn.execute(
+                "UPDATE dialogs SET branch_from_id = ?, updated_at = ? WHERE branch_from_id = ?",
+                (found[0], time.time(), dialog_id),
+            )
+            conn.execute("DELETE FROM messages WHERE dialog_id = ?", (dialog_id,))
+            conn.execute("DELETE FROM drafts WHERE dialog_id = ?", (dialog_id,))
+            conn.execute("DELETE FROM dialogs WHERE id = ?", (dialog_id,))
+        return True
+
+    def summaries(self) -> list[DialogSummary]:
+        """Every dialog's metadata, oldest first, without reading a single message."""
+        return [
+            DialogSummary(*r)
+            for r in self._query(
+                "SELECT id, branch_from_id, title, provider_id, model_id, created_at, updated_at, message_count "
+                "FROM dialogs ORDER BY created_at, id"
+            )
+        ]
+
+    def summary(self, dialog_id: str) -> DialogSummary | None:
+        found = self._query(
+            "SELECT id, branch_from_id, title, provider_id, model_id, created_at, updated_at, message_count "
+            "FROM dialogs WHERE id = ?",
+            (dialog_id,),
+        )
+        return DialogSummary(*found[0]) if found else None
+
+    # --- messages -----------------------------------------------------------------------------------------
+
+    def append_message(self, dialog_id: str, position: int, message: Message, *, drop_draft: bool = False) -> None:
+        """Insert the message at `position` (one row), optionally ending the stream's draft in the same step."""
+        now = time.time()
+        with self._transaction() as conn:
+            conn.execute(_INSERT_MESSAGE, (dialog_id, position, *rows.message_values(message), now))
+            conn.execute(
+                "UPDATE dialogs SET message_count = ?, updated_at = ? WHERE id = ?", (position + 1, now, dialog_id)
+            )
+            if drop_draft:
+                conn.execute("DELETE FROM drafts WHERE dialog_id = ?", (dialog_id,))
+
+    def update_message(self, dialog_id: str, position: int, message: Message) -> None:
+        assignments = ", ".join(f"{c} = ?" for c in rows.MESSAGE_COLUMNS)
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                f"UPDATE messages SET {assignments} WHERE dialog_id = ? AND position = ?",
+                (*rows.message_values(message), dialog_id, position),
+            )
+            if cursor.rowcount != 1:
+                raise StoreError(f"message {position} of dialog {dialog_id} is not in the store")
+            conn.execute("UPDATE dialogs SET updated_at = ? WHERE id = ?", (time.time(), dialog_id))
+
+    def truncate(self, dialog_id: str, count: int, *, drop_draft: bool = False) -> None:
+        """Keep the first `count` messages of the dialog."""
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM messages WHERE dialog_id = ? AND position >= ?", (dialog_id, count))
+            conn.execute(
+                "UPDATE dialogs SET message_count = min(message_count, ?), updated_at = ? WHERE id = ?",
+                (count, time.time(), dialog_id),
+            )
+            if drop_draft:
+                conn.execute("DELETE FROM drafts WHERE dialog_id = ?", (dialog_id,))
+
+    def message_count(self, dialog_id: str) -> int:
+        found = self._query("SELECT count(*) FROM messages WHERE dialog_id = ?", (dialog_id,))
+        return int(found[0][0])
+
+    # --- stream checkpoints -------------------------------------------------------------------------------
+
+    def write_draft(self, dialog_id: str, position: int, content: str, reasoning: str, started_at: float) -> None:
+        """Save the text of a reply that is still streaming; it becomes a message if the app dies."""
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO drafts (dialog_id, position, content, reasoning, started_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dialog_id) DO UPDATE SET position = excluded.position, "
+                "content = excluded.content, reasoning = excluded.reasoning, started_at = excluded.started_at, "
+                "updated_at = excluded.updated_at",
+                (dialog_id, position, content, reasoning, started_at, time.time()),
+            )
+
+    def delete_draft(self, dialog_id: str) -> None:
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM drafts WHERE dialog_id = ?", (dialog_id,))
+
+    def draft(self, dialog_id: str) -> tuple[int, str, str] | None:
+        """(position, content, reasoning) of the dialog's stream checkpoint, if any."""
+        found = self._query("SELECT position, content, reasoning FROM drafts WHERE dialog_id = ?", (dialog_id,))
+        return (int(found[0][0]), str(found[0][1]), str(found[0][2])) if found else None
+
+    def recover_drafts(self) -> int:
+        """Turn the checkpoints left by a crash into assistant messages marked "interrupted".
+
+        A checkpoint is kept only if nothing was stored in the dialog after its stream began; one followed by
+        other messages belongs to a round that failed and was carried on from, and appending it now would put
+        an old reply after newer ones.
+        """
+        recovered = 0
+        with self._transaction() as conn:
+            for dialog_id, position, content, reasoning, started_at in list(
+                conn.execute("SELECT dialog_id, position, content, reasoning, started_at FROM drafts")
+            ):
+                count = conn.execute("SELECT count(*) FROM messages WHERE dialog_id = ?", (dialog_id,)).fetchone()
+                if (content or reasoning) and int(count[0]) == position:
+                    message = Message(Role.ASSISTANT, content, reasoning=reasoning)
+                    message.meta["status"] = "interrupted"
+                    conn.execute(_INSERT_MESSAGE, (dialog_id, position, *rows.message_values(message), started_at))
+                    conn.execute(
+                        "UPDATE dialogs SET message_count = ?, updated_at = ? WHERE id = ?",
+                        (position + 1, time.time(), dialog_id),
+                    )
+                    recovered += 1
+                conn.execute("DELETE FROM drafts WHERE dialog_id = ?", (dialog_id,))
+        return recovered
+
+    # --- what the user was typing -------------------------------------------------------------------------
+
+    def save_input_draft(self, dialog_id: str, text: str) -> None:
+        """Keep the composer's unsent text of a dialog, so quitting does not lose it."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE dialogs SET input_draft = ? WHERE id = ?", (text, dialog_id))
+
+    def input_draft(self, dialog_id: str) -> str:
+        found = self._query("SELECT input_draft FROM dialogs WHERE id = ?", (dialog_id,))
+        return str(found[0][0]) if found else ""
+
+    # --- search -------------------------------------------------------------------------------------------
+
+    def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
+        """Dialogs whose messages contain every word of `query`, best match first, one hit per dialog."""
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        match = fts_match(terms)
+        hits: dict[str, SearchHit] = {}
+        if match is not None:
+            # Rank first, snippets after: a snippet for every match of a common word would cost more than the
+            # search itself.
+            chosen: dict[str, tuple[int, str, int]] = {}
+            with self._mutex:
+                ranked = self._conn.execute(
+                    "SELECT m.dialog_id, d.title, m.position, m.id FROM messages_fts "
+                    "JOIN messages m ON m.id = messages_fts.rowid JOIN dialogs d ON d.id = m.dialog_id "
+                    "WHERE messages_fts MATCH ? ORDER BY rank",
+                    (match,),
+                )
+                for dialog_id, title, position, rowid in ranked:
+                    if dialog_id not in chosen:
+                        chosen[dialog_id] = (int(rowid), title, int(position))
+                        if len(chosen) >= limit:
+                            break
+                ranked.close()
+                for dialog_id, (rowid, title, position) in chosen.items():
+                    marked = self._conn.execute(
+                        f"SELECT snippet(messages_fts, 0, '{MARK_START}', '{MARK_END}', '…', 48) FROM messages_fts "
+                        "WHERE messages_fts MATCH ? AND rowid = ?",
+                        (match, rowid),
+                    ).fetchone()
+                    text, spans = split_marks(marked[0] if marked else "")
+                    hits[dialog_id] = SearchHit(dialog_id, title, position, text, spans)
+            return list(hits.values())
+        where = " AND ".join("m.content LIKE ? ESCAPE '\\'" for _ in terms)
+        sql = (
+            "SELECT m.dialog_id, d.title, m.position, m.content FROM messages m JOIN dialogs d ON d.id = m.dialog_id "
+            f"WHERE {where} ORDER BY d.updated_at DESC, m.position"
+        )
+        with self._mutex:
+            for dialog_id, title, position, content in self._conn.execute(sql, tuple(map(like_pattern, terms))):
+                if dialog_id not in hits:
+                    text, spans = make_snippet(content, terms)
+                    hits[dialog_id] = SearchHit(dialog_id, title, int(position), text, spans)
+                    if len(hits) >= limit:
+                        break
+        return list(hits.values())

@@ -9,9 +9,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .capability import Capability
+
+if TYPE_CHECKING:
+    from .providers.base import Adapter
 
 
 class NoModelAvailable(LookupError):
@@ -68,6 +71,9 @@ class Provider:
         self.read_timeout = read_timeout
         #: Per-provider quirks (for example `send_reasoning_with_tool_calls` for DeepSeek thinking mode).
         self.settings: dict[str, Any] = dict(settings or {})
+        #: Whether `models` already holds the endpoint's own list (merged with the configured models).
+        self.models_listed = False
+        self._adapter: Adapter | None = None
 
     def __repr__(self) -> str:
         return f"Provider(id={self.id!r}, kind={self.kind!r}, base_url={self.base_url!r})"
@@ -84,6 +90,27 @@ class Provider:
     @api_key.setter
     def api_key(self, value: str | None) -> None:
         self._api_key = value
+
+    @property
+    def adapter(self) -> Adapter:
+        """The wire-format adapter for this provider, made on first use (it owns the HTTP client).
+
+        Raises `ProviderError` for a kind no adapter handles, or a scripted provider without a script.
+        """
+        if self._adapter is None:
+            from .providers.registry import create_adapter
+
+            self._adapter = create_adapter(self)
+        return self._adapter
+
+    def attach_adapter(self, adapter: Adapter) -> None:
+        """Use this adapter instead of the one `kind` names (scripted and demo providers, tests)."""
+        self._adapter = adapter
+
+    async def aclose(self) -> None:
+        """Close the adapter's HTTP client; the next request opens a new one. Safe to call more than once."""
+        if self._adapter is not None:
+            await self._adapter.aclose()
 
     def get_model(self, model_id: str) -> ModelInfo | None:
         for model in self.models:

@@ -1,20 +1,424 @@
-"""Dialog.run(): placeholder until the providers land (issue 3)."""
+"""Dialog.run() (spec file 001, `run()`): stream an answer, run the tools it asks for, repeat until it is done.
+
+The run drives the dialog's own manual streaming API (`begin_assistant_message`, `append_delta`,
+`append_reasoning`, `end_assistant_message`), so listeners and the iterator see exactly the same events: the
+dialog records every event it emits while a run is active (`dialog._capture`), and the generator yields them
+after each step.
+
+History stays consistent whatever happens:
+- a failure (HTTP error, broken stream, an answer that stops without a finish reason) keeps the text that
+  arrived as an assistant message marked "incomplete", drops the tool calls of that round, and emits
+  `RunFailed` without `StreamEnded` (the spec's rule);
+- a cancel (the consumer's task is cancelled, or the generator is closed early) keeps the partial answer
+  marked "interrupted", gives every tool call that has no result yet a "cancelled" result, and emits
+  `RunCancelled` to the listeners;
+- so an assistant message with tool calls is always followed by one tool message per call.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
+import uuid
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from .approval import ApprovalCallback
-from .events import Event, RunFailed
+from .approval import DENIED_RESULT, Approval, ApprovalCallback, ToolCallRequest
+from .capability import Capability
+from .events import (
+    Event,
+    RunCancelled,
+    RunFailed,
+    RunFinished,
+    StreamEnded,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageReported,
+)
+from .function import Function
+from .message import Message, Role
+from .provider import ModelInfo, NoModelAvailable, Provider
+from .providers.base import (
+    Adapter,
+    ChatRequest,
+    FinishPart,
+    ProviderError,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    UsagePart,
+    redact,
+)
+from .providers.models import ensure_models
+from .tool_runner import ToolOutcome, parse_arguments, run_function
 
 if TYPE_CHECKING:
     from .dialog import Dialog
 
-__all__ = ["ApprovalCallback", "run_dialog"]
+__all__ = ["ALREADY_RUNNING", "CANCELLED_RESULT", "ApprovalCallback", "run_dialog"]
+
+log = logging.getLogger(__name__)
+
+ALREADY_RUNNING = "this dialog is already generating an answer; wait for it to finish or cancel it first"
+CANCELLED_RESULT = '{"error":"cancelled by the user before this tool finished"}'
+DEFAULT_MAX_TOOL_ROUNDS = 16
+
+
+class _Failure(Exception):
+    """A reason the run cannot go on, worded for the user."""
+
+
+@dataclass
+class _Setup:
+    provider: Provider
+    adapter: Adapter
+    model: ModelInfo
+    system: str
+    functions: dict[str, Function]
+    max_rounds: int
+
+    def request(self, dialog: Dialog) -> ChatRequest:
+        return ChatRequest(
+            model=self.model,
+            system=self.system,
+            messages=dialog.messages,
+            tools=[function.declaration() for function in self.functions.values()],
+            settings=dict(self.provider.settings),
+            provider_id=self.provider.id,
+        )
+
+
+@dataclass
+class _Round:
+    """What one round received so far, and which tool calls still lack a result."""
+
+    calls: list[ToolCallPart] = field(default_factory=list)
+    finish: FinishPart | None = None
+    usage: UsagePart | None = None
+    unanswered: list[ToolCallPart] = field(default_factory=list)
 
 
 async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None) -> AsyncIterator[Event]:
-    event = RunFailed("no provider adapters are installed yet")
-    dialog._emit(event)
-    yield event
+    """The events of one run, in order; they also reach the dialog's listeners."""
+    if dialog._running:
+        refused = RunFailed(ALREADY_RUNNING)
+        saved, dialog._capture = dialog._capture, None  # the running run must not report our refusal as its own
+        try:
+            dialog._emit(refused)
+        finally:
+            dialog._capture = saved
+        yield refused
+        return
+
+    dialog._running = True
+    captured: list[Event] = []
+    dialog._capture = captured
+    state = _Round()
+    setup: _Setup | None = None
+    done = False
+    try:
+        try:
+            setup = await _prepare(dialog)
+        except _Failure as failure:
+            dialog._emit(RunFailed(str(failure)))
+            done = True
+            for event in captured:
+                yield event
+            return
+
+        rounds = 0
+        while True:
+            rounds += 1
+            state = _Round()
+            request = setup.request(dialog)
+            dialog.begin_assistant_message()
+            for event in captured:
+                yield event
+            captured.clear()
+
+            failure_text = ""
+            try:
+                async with aclosing(setup.adapter.stream(request)) as parts:
+                    async for part in parts:
+                        if type(part) is TextPart:
+                            dialog.append_delta(part.text)
+                        elif type(part) is ReasoningPart:
+                            dialog.append_reasoning(part.text)
+                        elif type(part) is ToolCallPart:
+                            state.calls.append(part)
+                        elif type(part) is UsagePart:
+                            state.usage = part
+                            dialog._emit(
+                                UsageReported(
+                                    part.input_tokens, part.output_tokens, part.reasoning_tokens, part.cached_tokens
+                                )
+                            )
+                        elif type(part) is FinishPart:
+                            state.finish = part
+                        if captured:
+                            for event in captured:
+                                yield event
+                            captured.clear()
+            except ProviderError as error:
+                failure_text = str(error)
+            except Exception as error:  # a bug or an unwrapped transport error must not leave the dialog stuck
+                log.exception("provider %s failed", setup.provider.id)
+                failure_text = redact(
+                    f"{setup.provider.name}: unexpected error: {type(error).__name__}: {error}", setup.provider.api_key
+                )
+            if not failure_text and state.finish is None:
+                failure_text = (
+                    f"{setup.provider.name}: the answer is incomplete — the stream ended before the model finished "
+                    "(no finish reason). The partial answer was kept; regenerate to try again."
+                )
+            if failure_text:
+                _close_stream(dialog, tool_calls="", meta=_meta(setup, state, "incomplete", failure_text), end=False)
+                dialog._emit(RunFailed(failure_text))
+                done = True
+                for event in captured:
+                    yield event
+                return
+
+            calls = _unique_ids(state.calls)
+            state.calls = calls
+            dialog.end_assistant_message(tool_calls=_tool_calls_json(calls), meta=_meta(setup, state, "", ""))
+            state.unanswered = list(calls)
+            for event in captured:
+                yield event
+            captured.clear()
+            if not calls:
+                dialog._emit(RunFinished())
+                done = True
+                for event in captured:
+                    yield event
+                return
+
+            for call in calls:
+                arguments = _preview_arguments(call.arguments)
+                dialog._emit(ToolCallStarted(call.id, call.name, arguments))
+                for event in captured:
+                    yield event
+                captured.clear()
+                outcome = await _run_tool(dialog, setup, call, arguments, approve)
+                dialog._emit(
+                    ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration)
+                )
+                dialog.append_message(Message(Role.TOOL, outcome.text, name=call.name, tool_call_id=call.id))
+                state.unanswered.remove(call)
+                for event in captured:
+                    yield event
+                captured.clear()
+
+            if rounds >= setup.max_rounds:
+                dialog._emit(
+                    RunFailed(
+                        f"stopped after {setup.max_rounds} rounds of tool calls without a final answer; the tool "
+                        "results so far are kept. Send a message to let the model continue, or raise the "
+                        "max_tool_rounds setting."
+                    )
+                )
+                done = True
+                for event in captured:
+                    yield event
+                return
+    except (asyncio.CancelledError, GeneratorExit):
+        if not done:
+            _cancel(dialog, setup, state)
+        raise
+    finally:
+        dialog._capture = None
+        dialog._running = False
+
+
+# --- preparing a run ----------------------------------------------------------------------------------------
+
+
+async def _prepare(dialog: Dialog) -> _Setup:
+    """Provider, model, tools and system prompt for this run; raises `_Failure` with an actionable message."""
+    center = dialog.center
+    if center is None:
+        raise _Failure("this dialog belongs to no Center, so it has no provider; create it with center.create_dialog()")
+    if dialog.provider_id:
+        provider = center.get_provider(dialog.provider_id)
+        if provider is None:
+            raise _Failure(
+                f"this dialog uses provider {dialog.provider_id!r}, which is not configured; pick another provider "
+                "for the dialog or add it to the config"
+            )
+    else:
+        provider = center.default_provider
+        if provider is None:
+            raise _Failure(
+                "no provider is configured; add one (first-run setup or the providers screen), "
+                "or start with --demo to try the app without one"
+            )
+    try:
+        adapter = provider.adapter
+    except ProviderError as error:
+        raise _Failure(str(error)) from None
+
+    functions: dict[str, Function] = {f.id: f for f in dialog.effective_functions()}
+    servers = [s for s in dialog.effective_mcp_servers() if s.enabled]
+    if servers and center.tool_source is not None:
+        try:
+            for function in await center.tool_source.functions_for(servers):
+                functions.setdefault(function.id, function)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            raise _Failure(f"the MCP tools could not be loaded: {error}") from None
+
+    listing_problem = await ensure_models(provider, dialog.model_id)
+    required = dialog.capability_requirement | Capability.TEXT
+    if any(message.images for message in dialog.messages):
+        required |= Capability.IMAGE
+    try:
+        model = _choose_model(provider, required, bool(functions), dialog.model_id)
+    except NoModelAvailable as error:
+        detail = f" (listing the endpoint's models failed: {listing_problem})" if listing_problem else ""
+        raise _Failure(f"{error}{detail}") from None
+    if Capability.TOOLS not in model.capabilities:
+        functions = {}
+
+    system = "\n\n".join(skill.content.strip() for skill in dialog.effective_skills() if skill.content.strip())
+    max_rounds = center.settings.get("max_tool_rounds", DEFAULT_MAX_TOOL_ROUNDS)
+    if not isinstance(max_rounds, int) or isinstance(max_rounds, bool) or max_rounds < 1:
+        max_rounds = DEFAULT_MAX_TOOL_ROUNDS
+    return _Setup(provider, adapter, model, system, functions, max_rounds)
+
+
+def _choose_model(provider: Provider, required: Capability, wants_tools: bool, preferred_id: str) -> ModelInfo:
+    """The dialog's model when it meets the requirement; otherwise prefer one that also takes tools.
+
+    The user's explicit choice wins over tool support: a chosen text-only model answers without tools rather
+    than being silently replaced.
+    """
+    preferred = provider.get_model(preferred_id) if preferred_id else None
+    if preferred is not None and required in preferred.capabilities:
+        return preferred
+    if wants_tools:
+        try:
+            return provider.pick_model(required | Capability.TOOLS, preferred_id)
+        except NoModelAvailable:
+            pass
+    return provider.pick_model(required, preferred_id)
+
+
+# --- tools --------------------------------------------------------------------------------------------------
+
+
+async def _run_tool(
+    dialog: Dialog, setup: _Setup, call: ToolCallPart, arguments: dict[str, Any], approve: ApprovalCallback | None
+) -> ToolOutcome:
+    function = setup.functions.get(call.name)
+    if function is not None and function.requires_approval and function.id not in dialog.approved_function_ids:
+        decision = Approval.DENY
+        if approve is not None:
+            request = ToolCallRequest(call.id, function.id, function.name, arguments, dialog.id)
+            try:
+                decision = await approve(request)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the approval callback failed; denying %s", function.id)
+        if decision is Approval.ALLOW_FOR_DIALOG:
+            dialog.approved_function_ids.add(function.id)
+        elif decision is not Approval.ALLOW_ONCE:
+            return ToolOutcome(DENIED_RESULT, True, 0.0, arguments)
+    return await run_function(function, call.name, call.arguments)
+
+
+def _preview_arguments(raw: str) -> dict[str, Any]:
+    try:
+        return parse_arguments(raw)
+    except ValueError:
+        return {}
+
+
+def _unique_ids(calls: list[ToolCallPart]) -> list[ToolCallPart]:
+    """Every call gets an id, unique within the message (some servers omit ids or repeat one)."""
+    seen: set[str] = set()
+    result = []
+    for call in calls:
+        call_id = call.id
+        if not call_id or call_id in seen:
+            call_id = f"call_{uuid.uuid4().hex[:24]}"
+            call = ToolCallPart(call_id, call.name, call.arguments, call.extra)
+        seen.add(call_id)
+        result.append(call)
+    return result
+
+
+def _tool_calls_json(calls: list[ToolCallPart]) -> str:
+    """The calls as an OpenAI-style array, the one format every adapter reads back."""
+    if not calls:
+        return ""
+    entries = []
+    for call in calls:
+        entry: dict[str, Any] = {
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": call.arguments or "{}"},
+        }
+        for key, value in call.extra.items():
+            entry.setdefault(key, value)
+        entries.append(entry)
+    return json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
+
+
+# --- ending a round -----------------------------------------------------------------------------------------
+
+
+def _meta(setup: _Setup | None, state: _Round, status: str, error: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {}
+    if setup is not None:
+        meta["provider_id"] = setup.provider.id
+        meta["model_id"] = setup.model.id
+    if state.finish is not None:
+        meta["finish_reason"] = state.finish.reason
+        if state.finish.meta:
+            meta["provider_data"] = state.finish.meta
+    if state.usage is not None:
+        meta["usage"] = state.usage.to_json()
+    if status:
+        meta["status"] = status
+    if error:
+        meta["error"] = error
+    return meta
+
+
+def _close_stream(dialog: Dialog, *, tool_calls: str, meta: dict[str, Any], end: bool) -> int:
+    """End the dialog's stream outside the normal path: keep what arrived (reasoning too), optionally no
+    `StreamEnded` (a failure must not emit one)."""
+    content = dialog.streaming_content
+    reasoning = dialog.reasoning_content
+    dialog._streaming = False
+    dialog._streaming_content = []
+    dialog._reasoning_content = []
+    index = -1
+    if content or reasoning or tool_calls:
+        dialog.append_message(Message(Role.ASSISTANT, content, reasoning=reasoning, tool_calls=tool_calls, meta=meta))
+        index = dialog.message_count - 1
+    if end:
+        dialog._emit(StreamEnded(content))
+    return index
+
+
+def _cancel(dialog: Dialog, setup: _Setup | None, state: _Round) -> None:
+    """Leave a consistent history after a cancel: partial answer kept, every call answered."""
+    try:
+        if dialog.is_streaming:
+            calls = _unique_ids(state.calls)
+            _close_stream(
+                dialog, tool_calls=_tool_calls_json(calls), meta=_meta(setup, state, "interrupted", ""), end=True
+            )
+            state.unanswered = calls
+        for call in state.unanswered:
+            dialog._emit(ToolCallFinished(call.id, call.name, CANCELLED_RESULT, True, 0.0))
+            dialog.append_message(Message(Role.TOOL, CANCELLED_RESULT, name=call.name, tool_call_id=call.id))
+        state.unanswered = []
+    finally:
+        dialog._emit(RunCancelled())

@@ -1,0 +1,321 @@
+"""The Anthropic Messages adapter (protocols.md §C).
+
+`POST {base_url}/messages` (the base URL ends in `/v1`, which is added when missing), SSE with named events.
+Differences from chat completions that this module absorbs: the system prompt is a top-level field,
+`max_tokens` is required, tool calls are `tool_use` blocks whose input arrives as `input_json_delta`
+fragments, tool results are `tool_result` blocks in the next user message, consecutive messages of one role
+are merged, `ping` events are skipped, an `error` event can arrive mid-stream, and usage is split between
+`message_start` (input) and `message_delta` (output, cumulative).
+
+Thinking blocks (with their signatures) and redacted thinking blocks are returned in `FinishPart.meta`
+(`thinking_blocks`) and sent back unchanged, ahead of the tool calls, in later requests to the same provider:
+the API requires that when tools are in play.
+
+Provider settings read here: `anthropic_version` (default "2023-06-01", which still accepts sampling
+parameters), `max_tokens` (else the model's `max_output_tokens`, else 4096), `thinking_budget` (tokens;
+1024 or more turns extended thinking on; also per model in `extra["thinking_budget"]`), `extra_body`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import httpx
+from httpx_sse import EventSource, SSEError
+
+from ..capability import Capability
+from ..message import Message, Role
+from ..provider import ModelInfo, Provider
+from .base import ChatRequest, FinishPart, ReasoningPart, StreamPart, TextPart, ToolCallPart, UsagePart
+from .history import sendable_history
+from .http import HTTPTransport, error_text, transport_error
+
+__all__ = ["DEFAULT_BASE_URL", "AnthropicAdapter", "build_body", "wire_messages"]
+
+DEFAULT_BASE_URL = "https://api.anthropic.com/v1"
+DEFAULT_VERSION = "2023-06-01"
+DEFAULT_MAX_TOKENS = 4096
+
+
+class AnthropicAdapter:
+    """One Anthropic Messages endpoint; holds its HTTP client."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        self.http = HTTPTransport(provider)
+
+    @property
+    def base_url(self) -> str:
+        base = self.provider.base_url or DEFAULT_BASE_URL
+        return base if base.endswith("/v1") else f"{base}/v1"
+
+    def _headers(self, accept: str) -> dict[str, str]:
+        headers = {
+            "Accept": accept,
+            "anthropic-version": str(self.provider.settings.get("anthropic_version") or DEFAULT_VERSION),
+        }
+        key = self.provider.api_key
+        if key:
+            headers["x-api-key"] = key
+        headers.update(self.provider.headers)
+        return headers
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    async def list_models(self) -> list[ModelInfo]:
+        data = await self.http.get_json(f"{self.base_url}/models", self._headers("application/json"))
+        entries = data.get("data") if isinstance(data, dict) else None
+        if not isinstance(entries, list):
+            raise self.http.fail("the model list has an unexpected shape (no 'data' array)")
+        return [
+            ModelInfo(str(entry["id"]), name=str(entry.get("display_name") or ""))
+            for entry in entries
+            if isinstance(entry, dict) and entry.get("id")
+        ]
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
+        body = build_body(request)
+        response = await self.http.open_stream(f"{self.base_url}/messages", body, self._headers("text/event-stream"))
+        try:
+            async for part in self._events(response):
+                yield part
+        finally:
+            await response.aclose()
+
+    async def _events(self, response: httpx.Response) -> AsyncGenerator[StreamPart, None]:
+        blocks: dict[int, dict[str, Any]] = {}
+        thinking_blocks: list[dict[str, Any]] = []
+        input_tokens = cached_tokens = output_tokens = 0
+        saw_usage = False
+        stop_reason = ""
+        stopped = False
+        loads = json.loads
+        try:
+            async for event in EventSource(response).aiter_sse():
+                data = event.data
+                if not data:
+                    continue
+                try:
+                    payload = loads(data)
+                except ValueError:
+                    raise self.http.fail(
+                        f"the server sent an event that is not JSON ({data[:60]!r}); the answer so far was kept"
+                    ) from None
+                if type(payload) is not dict:
+                    continue
+                kind = payload.get("type") or event.event
+                if kind == "content_block_delta":
+                    delta = payload.get("delta") or {}
+                    delta_type = delta.get("type")
+                    if delta_type == "text_delta":
+                        text = delta.get("text")
+                        if text:
+                            yield TextPart(text)
+                    elif delta_type == "thinking_delta":
+                        thought = delta.get("thinking")
+                        if thought:
+                            block = blocks.setdefault(payload.get("index", -1), _block({"type": "thinking"}))
+                            block["thinking"].append(thought)
+                            yield ReasoningPart(thought)
+                    elif delta_type == "input_json_delta":
+                        block = blocks.setdefault(payload.get("index", -1), _block({"type": "tool_use"}))
+                        block["json"].append(delta.get("partial_json") or "")
+                    elif delta_type == "signature_delta":
+                        block = blocks.setdefault(payload.get("index", -1), _block({"type": "thinking"}))
+                        block["signature"] += str(delta.get("signature") or "")
+                elif kind == "content_block_start":
+                    content_block = payload.get("content_block") or {}
+                    block = blocks[payload.get("index", -1)] = _block(content_block)
+                    if block["type"] == "text" and content_block.get("text"):
+                        yield TextPart(str(content_block["text"]))
+                    elif block["type"] == "thinking" and content_block.get("thinking"):
+                        block["thinking"].append(str(content_block["thinking"]))
+                        yield ReasoningPart(str(content_block["thinking"]))
+                elif kind == "content_block_stop":
+                    stopped_block = blocks.pop(payload.get("index", -1), None)
+                    if stopped_block is None:
+                        continue
+                    block = stopped_block
+                    if block["type"] in ("tool_use", "server_tool_use"):
+                        arguments = "".join(block["json"]).strip()
+                        if not arguments:
+                            arguments = json.dumps(block["input"]) if block["input"] else "{}"
+                        yield ToolCallPart(block["id"], block["name"], arguments)
+                    elif block["type"] == "thinking" and block["signature"]:
+                        thinking_blocks.append(
+                            _thinking_block(block)
+                        )
+                    elif block["type"] == "redacted_thinking":
+                        thinking_blocks.append({"type": "redacted_thinking", "data": block["data"]})
+                elif kind == "message_start":
+                    usage = (payload.get("message") or {}).get("usage") or {}
+                    input_tokens = _int(usage.get("input_tokens"))
+                    cached_tokens = _int(usage.get("cache_read_input_tokens"))
+                    output_tokens = _int(usage.get("output_tokens"))
+                    saw_usage = bool(usage)
+                elif kind == "message_delta":
+                    stop_reason = str((payload.get("delta") or {}).get("stop_reason") or stop_reason)
+                    usage = payload.get("usage") or {}
+                    if usage:
+                        saw_usage = True
+                        output_tokens = _int(usage.get("output_tokens")) or output_tokens
+                        input_tokens = _int(usage.get("input_tokens")) or input_tokens
+                elif kind == "message_stop":
+                    stopped = True
+                    break
+                elif kind == "error":
+                    raise self.http.fail(
+                        f"the server reported an error mid-answer: {error_text(payload) or 'no details'}",
+                        retryable=True,
+                    )
+                # ping and event types this version does not know are skipped
+        except SSEError:
+            raise self.http.fail(
+                f"the server answered with {response.headers.get('content-type', 'no content type')!r} instead "
+                "of an event stream; is the base URL an Anthropic Messages endpoint?"
+            ) from None
+        except httpx.HTTPError as error:
+            raise self.http.fail(transport_error(error, self.provider) + "; the answer so far was kept") from None
+        if saw_usage:
+            yield UsagePart(input_tokens, output_tokens, 0, cached_tokens)
+        if stopped:
+            yield FinishPart(stop_reason or "end_turn", {"thinking_blocks": thinking_blocks} if thinking_blocks else {})
+
+
+def _thinking_block(block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "thinking", "thinking": "".join(block["thinking"]), "signature": block["signature"]}
+
+
+def _block(content_block: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": str(content_block.get("type", "")),
+        "id": str(content_block.get("id", "")),
+        "name": str(content_block.get("name", "")),
+        "input": content_block.get("input") or {},
+        "json": [],
+        "thinking": [],
+        "signature": str(content_block.get("signature") or ""),
+        "data": content_block.get("data", ""),
+    }
+
+
+def build_body(request: ChatRequest) -> dict[str, Any]:
+    """The Messages request for one round."""
+    settings = request.settings
+    model = request.model
+    system_parts = [request.system] if request.system else []
+    system_parts += [m.content for m in request.messages if m.role is Role.SYSTEM and m.content]
+    max_tokens = settings.get("max_tokens") or model.max_output_tokens or DEFAULT_MAX_TOKENS
+    if not isinstance(max_tokens, int) or max_tokens <= 0:
+        max_tokens = DEFAULT_MAX_TOKENS
+    body: dict[str, Any] = {"model": model.id, "max_tokens": max_tokens, "messages": wire_messages(request)}
+    if system_parts:
+        body["system"] = "\n\n".join(system_parts)
+    if request.tools:
+        body["tools"] = [
+            {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "input_schema": tool.get("parameters") or {"type": "object", "properties": {}},
+            }
+            for tool in request.tools
+        ]
+    budget = settings.get("thinking_budget") or model.extra.get("thinking_budget")
+    if isinstance(budget, int) and budget >= 1024:
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        if body["max_tokens"] <= budget:
+            body["max_tokens"] = budget + DEFAULT_MAX_TOKENS
+    for extra in (settings.get("extra_body"), model.extra.get("extra_body")):
+        if isinstance(extra, dict):
+            body.update(extra)
+    body["stream"] = True
+    return body
+
+
+def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
+    """The dialog as Messages API turns: content blocks, tool results as user turns, one role per turn."""
+    sees_images = Capability.IMAGE in request.model.capabilities
+    out: list[dict[str, Any]] = []
+    for message in sendable_history(request.messages):
+        if message.role is Role.SYSTEM:
+            continue
+        if message.role is Role.TOOL:
+            role = "user"
+            blocks: list[dict[str, Any]] = [
+                {"type": "tool_result", "tool_use_id": message.tool_call_id, "content": message.content}
+            ]
+        elif message.role is Role.ASSISTANT:
+            role = "assistant"
+            blocks = _assistant_blocks(message, request.provider_id)
+        else:
+            role = "user"
+            blocks = _user_blocks(message, sees_images)
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return out
+
+
+def _user_blocks(message: Message, sees_images: bool) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    text = message.content
+    if message.images and sees_images:
+        blocks.extend(
+            {"type": "image", "source": {"type": "base64", "media_type": image.mime_type, "data": image.data}}
+            for image in message.images
+        )
+    elif message.images:
+        count = len(message.images)
+        note = f"[{count} image{'s' if count > 1 else ''} left out: this model does not accept images]"
+        text = f"{text}\n\n{note}" if text else note
+    if text:
+        blocks.append({"type": "text", "text": text})
+    return blocks
+
+
+def _assistant_blocks(message: Message, provider_id: str) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    if provider_id and message.meta.get("provider_id") == provider_id:
+        data = message.meta.get("provider_data")
+        thinking = data.get("thinking_blocks") if isinstance(data, dict) else None
+        if isinstance(thinking, list):
+            blocks.extend(block for block in thinking if isinstance(block, dict))
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    for call in message.parsed_tool_calls():
+        function = call.get("function")
+        if not isinstance(function, dict):
+            function = {}
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": str(call.get("id", "")),
+                "name": str(function.get("name", "")),
+                "input": _arguments_object(function.get("arguments")),
+            }
+        )
+    return blocks
+
+
+def _arguments_object(raw: Any) -> dict[str, Any]:
+    """The API wants the input as an object; text the model got wrong goes back as an empty object."""
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str) and raw.strip():
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+    return {}
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+

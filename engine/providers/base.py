@@ -1,0 +1,169 @@
+"""The adapter protocol: what a wire-format adapter gives the run loop, and what it gets from it.
+
+An adapter turns one `ChatRequest` into a stream of typed parts. The parts are already decoded: text and
+reasoning are separated (inline `<think>` tags included), tool calls arrive complete (fragments assembled,
+arguments as one text), usage is normalised. The run loop therefore never sees a wire format, and the scripted
+provider can stand in for a real endpoint by yielding the same parts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ..message import Message
+from ..provider import ModelInfo
+
+__all__ = [
+    "Adapter",
+    "ChatRequest",
+    "FinishPart",
+    "ProviderError",
+    "ReasoningPart",
+    "StreamPart",
+    "TextPart",
+    "ToolCallPart",
+    "UsagePart",
+    "redact",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """A fragment of the answer."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningPart:
+    """A fragment of the model's reasoning (never part of the answer)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallPart:
+    """One complete tool call.
+
+    `arguments` is the JSON text the model produced ("" is normalised to "{}"); it is parsed by the tool
+    runner, so a malformed text becomes a tool result the model reads instead of an exception here.
+    `extra` holds provider fields of the call that must travel back verbatim (for example a Gemini
+    `extra_content` thought signature); the run loop stores them in the message's raw `tool_calls` entry.
+    """
+
+    id: str
+    name: str
+    arguments: str = "{}"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class UsagePart:
+    """Token usage of the round, as the server reported it."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "cached_tokens": self.cached_tokens,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FinishPart:
+    """The server said the answer is complete.
+
+    `reason` is the server's finish / stop reason. `meta` is opaque provider data that must go back with
+    this message in later requests (Anthropic thinking blocks with their signatures, OpenRouter
+    `reasoning_details`); the run loop stores it as `message.meta["provider_data"]`.
+    A stream that ends without a `FinishPart` is an incomplete answer.
+    """
+
+    reason: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+StreamPart = TextPart | ReasoningPart | ToolCallPart | UsagePart | FinishPart
+
+
+@dataclass
+class ChatRequest:
+    """Everything an adapter needs for one round.
+
+    `messages` are the dialog's messages (copies) without the skills' system prompt, which is `system`.
+    `tools` are declarations as `Function.declaration()` returns them: name, description, parameters.
+    `settings` are the provider's settings (see the README for the keys each adapter reads).
+    """
+
+    model: ModelInfo
+    system: str = ""
+    messages: list[Message] = field(default_factory=list)
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    provider_id: str = ""
+
+
+class ProviderError(Exception):
+    """A failure the user can act on; `str(error)` is the message to show.
+
+    Built only through code that redacts the API key, so the message is safe for a dialog, a log or the
+    screen. `retryable` is True for failures that may pass when tried again later (429, 5xx, overload).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """One provider's wire format. An adapter holds the provider's HTTP client; `aclose` releases it."""
+
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
+        """The parts of one answer. Raises `ProviderError` (after yielding what arrived) on failure."""
+        ...
+
+    async def list_models(self) -> list[ModelInfo]:
+        """The models the endpoint reports; capabilities are left at their defaults."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+def redact(text: str, secret: str | None) -> str:
+    """`text` with the secret, and any long piece of it, replaced by "[redacted]".
+
+    Servers echo keys back in error bodies, sometimes shortened ("Incorrect API key provided: sk-proj-abcd****wxyz"),
+    so any run of eight or more key-like characters that is a piece of the key is removed too.
+    """
+    if not secret or not text:
+        return text
+    text = text.replace(secret, "[redacted]")
+    if len(secret) < 8:
+        return text
+    for piece in set(_KEYLIKE.findall(text)):
+        if piece in secret:
+            text = text.replace(piece, "[redacted]")
+    return text
+
+
+_KEYLIKE = re.compile(r"[A-Za-z0-9_\-]{8,}")

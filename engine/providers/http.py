@@ -1,0 +1,262 @@
+"""What both HTTP adapters share: the client, opening a stream with retries, and error messages a user can act on.
+
+One `httpx.AsyncClient` per provider, made on first use and closed by `Provider.aclose()` (which
+`Center.aclose()` calls). A stream is opened with `client.send(..., stream=True)`; the status is checked
+before any SSE parsing (httpx-sse refuses a JSON error body, see protocols.md §0). 429, 5xx and Anthropic's
+529 before the first byte are retried a bounded number of times with exponential backoff that honours
+`Retry-After`. Every message is passed through `redact`, so the API key never reaches the user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from ..provider import Provider
+from .base import ProviderError, redact
+
+__all__ = ["HTTPTransport", "error_from_body", "transport_error"]
+
+RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+#: Retry-After values above this are not waited for: the user is told instead.
+DEFAULT_MAX_RETRY_WAIT = 60.0
+
+
+class HTTPTransport:
+    """The provider's HTTP client and the retry policy, read from `provider.settings`:
+
+    - `max_retries` (default 3): attempts after the first for 429 / 5xx / 529 before any byte of the answer;
+    - `retry_base_delay` (default 0.5 s): the first backoff, doubled each attempt (with a little jitter);
+    - `max_retry_wait` (default 60 s): a longer `Retry-After` fails at once with a message saying so.
+    """
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        self._client: httpx.AsyncClient | None = None
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None or self._client.is_closed:
+            provider = self.provider
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(
+                    connect=provider.connect_timeout,
+                    read=provider.read_timeout,
+                    write=provider.connect_timeout,
+                    pool=provider.connect_timeout,
+                ),
+                follow_redirects=True,
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    def fail(self, message: str, **kwargs: Any) -> ProviderError:
+        """A `ProviderError` with the provider's name in front and the key removed."""
+        text = redact(f"{self.provider.name}: {message}", self.provider.api_key)
+        return ProviderError(text, **kwargs)
+
+    async def get_json(self, url: str, headers: Mapping[str, str]) -> Any:
+        """GET a JSON document (model lists); failures become `ProviderError`."""
+        try:
+            response = await self.client.get(url, headers=dict(headers))
+        except httpx.HTTPError as error:
+            raise self.fail(transport_error(error, self.provider)) from None
+        if response.status_code >= 400:
+            raise self._http_error(response.status_code, response.text, response.headers)
+        try:
+            return response.json()
+        except ValueError:
+            raise self.fail(f"{url} did not answer with JSON (is the base URL right?)") from None
+
+    async def open_stream(self, url: str, body: dict[str, Any], headers: Mapping[str, str]) -> httpx.Response:
+        """POST `body` and return the open response once its status is a success.
+
+        The caller must `await response.aclose()`. Retries what may pass later; raises `ProviderError`.
+        """
+        settings = self.provider.settings
+        max_retries = _int_setting(settings, "max_retries", 3)
+        base_delay = _float_setting(settings, "retry_base_delay", 0.5)
+        max_wait = _float_setting(settings, "max_retry_wait", DEFAULT_MAX_RETRY_WAIT)
+        attempt = 0
+        while True:
+            request = self.client.build_request("POST", url, json=body, headers=dict(headers))
+            try:
+                response = await self.client.send(request, stream=True)
+            except httpx.HTTPError as error:
+                raise self.fail(transport_error(error, self.provider)) from None
+            if response.status_code < 400:
+                return response
+            try:
+                raw = await response.aread()
+            except httpx.HTTPError:
+                raw = b""
+            finally:
+                await response.aclose()
+            failure = self._http_error(response.status_code, raw.decode("utf-8", "replace"), response.headers)
+            if not failure.retryable or attempt >= max_retries:
+                raise failure
+            wait = failure.retry_after if failure.retry_after is not None else base_delay * (2**attempt)
+            if wait > max_wait:
+                raise self.fail(
+                    f"{failure.message.split(': ', 1)[-1]} — the server asks to wait {wait:.0f} s before retrying; "
+                    "try again later",
+                    status=failure.status,
+                    retryable=True,
+                    retry_after=wait,
+                )
+            attempt += 1
+            if failure.retry_after is None:
+                wait += random.uniform(0, base_delay / 4)
+            await asyncio.sleep(wait)
+
+    def _http_error(self, status: int, text: str, headers: Mapping[str, str]) -> ProviderError:
+        server_message = error_from_body(text)
+        hint = _hint(status, self.provider)
+        detail = f"HTTP {status}" + (f": {server_message}" if server_message else "")
+        retry_after = _retry_after(headers.get("retry-after"))
+        return self.fail(
+            f"{hint} ({detail})",
+            status=status,
+            retryable=status in RETRY_STATUSES,
+            retry_after=retry_after,
+        )
+
+
+def error_from_body(text: str) -> str:
+    """The server's own error text from an error body of any common shape, else the body's start.
+
+    Shapes: OpenAI / OpenRouter / Anthropic `{"error": {"message": ...}}`, Ollama `{"error": "..."}`, vLLM
+    `{"object": "error", "message": ...}`, FastAPI `{"detail": ...}`; OpenRouter's `metadata.raw` (the
+    upstream provider's own words) and `provider_name` are appended when present.
+    """
+    text = text.strip()
+    if not text:
+        return ""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return _short(" ".join(text.split()))
+    return _short(error_text(data) or " ".join(text.split()))
+
+
+def error_text(data: Any) -> str:
+    """The message inside an error object (also the `error` of a mid-stream event)."""
+    if isinstance(data, str):
+        return data
+    if not isinstance(data, dict):
+        return ""
+    error = data.get("error")
+    if isinstance(error, str):
+        return error
+    if isinstance(error, dict):
+        message = str(error.get("message") or error.get("type") or error.get("code") or "")
+        metadata = error.get("metadata")
+        if isinstance(metadata, dict):
+            provider_name = metadata.get("provider_name")
+            raw = metadata.get("raw")
+            if provider_name:
+                message += f" [upstream: {provider_name}]"
+            if raw:
+                message += f" — {raw if isinstance(raw, str) else json.dumps(raw)}"
+        return message
+    for key in ("message", "detail"):
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if value:
+            return json.dumps(value)
+    return ""
+
+
+def transport_error(error: httpx.HTTPError, provider: Provider) -> str:
+    """A connection-level failure in words: what happened and what to check."""
+    where = provider.base_url or "the endpoint"
+    if isinstance(error, httpx.ConnectTimeout):
+        return f"timed out connecting to {where} after {provider.connect_timeout:g} s; check the address and network"
+    if isinstance(error, httpx.ReadTimeout):
+        return (
+            f"the server sent nothing for {provider.read_timeout:g} s (read timeout); it may be overloaded or the "
+            "model still loading — try again, or raise the provider's read timeout"
+        )
+    if isinstance(error, httpx.TimeoutException):
+        return f"the request to {where} timed out"
+    if isinstance(error, httpx.ConnectError):
+        return f"cannot connect to {where} ({_reason(error)}); is the server running and the base URL right?"
+    if isinstance(error, httpx.RemoteProtocolError):
+        return f"the connection to {where} broke in the middle of the answer ({_reason(error)})"
+    if isinstance(error, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        return f"the base URL {where!r} is not a valid http(s) URL"
+    return f"network error talking to {where}: {_reason(error)}"
+
+
+def _reason(error: Exception) -> str:
+    text = str(error).strip()
+    if "Connection refused" in text or "Errno 111" in text:
+        return "connection refused"
+    return text or type(error).__name__
+
+
+def _hint(status: int, provider: Provider) -> str:
+    if status in (401, 403):
+        where = f"the key in ${provider.api_key_env}" if provider.api_key_env else "the provider's API key"
+        if provider.api_key is None:
+            return f"the server wants an API key and none is set; set {where}"
+        return f"the server refused the API key; check {where}"
+    if status == 404:
+        return (
+            f"not found at {provider.base_url}; check the base URL (OpenAI-compatible servers usually end in /v1) "
+            "and the model id"
+        )
+    if status == 402:
+        return "the account has no credit left for this request"
+    if status == 429:
+        return "rate limited or out of quota; wait a moment and try again"
+    if status == 529:
+        return "the service is overloaded; try again shortly"
+    if status >= 500:
+        return "the server failed; try again shortly"
+    if status in (400, 422):
+        return "the server rejected the request"
+    return "the request failed"
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, moment.timestamp() - time.time())
+
+
+def _int_setting(settings: Mapping[str, Any], key: str, default: int) -> int:
+    value = settings.get(key, default)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+def _float_setting(settings: Mapping[str, Any], key: str, default: float) -> float:
+    value = settings.get(key, default)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return default
+
+
+def _short(text: str, limit: int = 400) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

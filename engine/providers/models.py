@@ -1,0 +1,81 @@
+"""A provider's model list: what the endpoint reports, merged with what the config says.
+
+Most endpoints list model ids and nothing else, while the config knows capabilities, context windows and the
+`starts_in_thinking` quirk. The merged list keeps every configured model as configured, in its order, and
+adds the endpoint's other models with default capabilities: text and tools (almost every current chat
+endpoint accepts tools; a model that does not is marked in the config). Images are never assumed: a model gets
+`IMAGE` only from the config, so an image never goes to a model that was not declared to read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..capability import Capability
+from ..provider import ModelInfo, Provider
+
+__all__ = ["DEFAULT_LISTED_CAPABILITIES", "ensure_models", "list_models", "merge_models"]
+
+DEFAULT_LISTED_CAPABILITIES = Capability.TEXT | Capability.TOOLS
+
+
+def merge_models(
+    configured: Iterable[ModelInfo], listed: Iterable[ModelInfo], default: Capability = DEFAULT_LISTED_CAPABILITIES
+) -> list[ModelInfo]:
+    """Configured models first (unchanged), then listed ones the config does not name, with `default` caps."""
+    merged = list(configured)
+    known = {model.id for model in merged}
+    for model in listed:
+        if model.id in known:
+            continue
+        known.add(model.id)
+        merged.append(
+            ModelInfo(
+                model.id,
+                name=model.name,
+                capabilities=default,
+                context_window=model.context_window,
+                max_output_tokens=model.max_output_tokens,
+                extra=dict(model.extra),
+            )
+        )
+    return merged
+
+
+def _default_capabilities(provider: Provider) -> Capability:
+    names = provider.settings.get("default_capabilities")
+    if isinstance(names, list | tuple) and names:
+        try:
+            return Capability.from_names(str(n) for n in names) | Capability.TEXT
+        except ValueError:
+            return DEFAULT_LISTED_CAPABILITIES
+    return DEFAULT_LISTED_CAPABILITIES
+
+
+async def list_models(provider: Provider) -> list[ModelInfo]:
+    """The endpoint's models merged with the configured ones; raises `ProviderError` when listing fails.
+
+    The provider is not changed; assign the result to `provider.models` to keep it.
+    """
+    listed = await provider.adapter.list_models()
+    return merge_models(provider.models, listed, _default_capabilities(provider))
+
+
+async def ensure_models(provider: Provider, wanted_id: str = "") -> str:
+    """List the endpoint's models once per provider, when the config named none or not `wanted_id`.
+
+    Returns "" on success (or when nothing had to be listed) and the reason when listing failed, for the
+    message that tells the user why no model could be picked.
+    """
+    if provider.models_listed:
+        return ""
+    if provider.models and (not wanted_id or provider.get_model(wanted_id) is not None):
+        return ""
+    from .base import ProviderError
+
+    try:
+        provider.models = await list_models(provider)
+    except ProviderError as error:
+        return str(error)
+    provider.models_listed = True
+    return ""

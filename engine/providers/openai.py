@@ -1,0 +1,399 @@
+"""The OpenAI-compatible chat-completions adapter: OpenAI, DeepSeek, OpenRouter, Groq, vLLM, llama.cpp, Ollama, ...
+
+`POST {base_url}/chat/completions` with `stream: true`, read as SSE (protocols.md §A, §B). What it handles:
+- content deltas; reasoning from `reasoning_content` (DeepSeek, llama.cpp, SGLang), `reasoning` (vLLM,
+  OpenRouter, Ollama) and inline `<think>` tags (split across chunks; `ModelInfo.starts_in_thinking` for
+  models whose template opens the thought);
+- tool-call fragments assembled by index (id and name from the first fragment, arguments concatenated,
+  "" meaning {}), tolerating a whole call in one chunk, repeated ids, a missing index and
+  `finish_reason: "stop"` after tool calls (what counts is whether calls arrived);
+- usage via `stream_options.include_usage`, dropped for good when a server rejects it;
+- errors: HTTP status bodies of every common shape, an `error` object mid-stream, a data line that is not
+  JSON, a stream that ends without a finish reason (no `FinishPart`: the run loop marks it incomplete);
+- a server that ignores `stream: true` and answers one JSON document.
+
+Provider settings read here (besides the retry settings of `http.py`): `stream_usage` (default True),
+`max_tokens` and `max_tokens_field` ("max_tokens" or "max_completion_tokens"), `extra_body` (merged into
+every request, e.g. `{"reasoning_effort": "high"}`), `send_reasoning_with_tool_calls` (DeepSeek thinking mode:
+the reasoning of assistant messages with tool calls is sent back as `reasoning_field`, default
+"reasoning_content"). A model's `extra["extra_body"]` is merged too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import httpx
+from httpx_sse import EventSource, SSEError
+
+from ..capability import Capability
+from ..message import Message, Role
+from ..provider import ModelInfo, Provider
+from .base import ChatRequest, FinishPart, ProviderError, ReasoningPart, StreamPart, TextPart, ToolCallPart, UsagePart
+from .history import sendable_history
+from .http import HTTPTransport, error_text, transport_error
+from .think import ThinkSplitter
+
+__all__ = ["OpenAIAdapter", "build_body", "wire_messages"]
+
+
+class OpenAIAdapter:
+    """One OpenAI-compatible endpoint; holds its HTTP client."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        self.http = HTTPTransport(provider)
+        self.stream_usage = provider.settings.get("stream_usage", True) is not False
+
+    def _headers(self, accept: str) -> dict[str, str]:
+        headers = {"Accept": accept}
+        key = self.provider.api_key
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        headers.update(self.provider.headers)
+        return headers
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    async def list_models(self) -> list[ModelInfo]:
+        data = await self.http.get_json(f"{self.provider.base_url}/models", self._headers("application/json"))
+        entries = data.get("data") if isinstance(data, dict) else None
+        if not isinstance(entries, list) and isinstance(data, dict):
+            entries = data.get("models")
+        if not isinstance(entries, list):
+            raise self.http.fail("the model list has an unexpected shape (no 'data' array)")
+        models = []
+        for entry in entries:
+            if isinstance(entry, dict):
+                model_id = entry.get("id") or entry.get("name") or entry.get("model")
+                if isinstance(model_id, str) and model_id:
+                    label = str(entry.get("display_name") or entry.get("name") or "")
+                    models.append(ModelInfo(model_id, name=label if label != model_id else ""))
+        return models
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
+        body = build_body(request, stream_usage=self.stream_usage)
+        url = f"{self.provider.base_url}/chat/completions"
+        headers = self._headers("text/event-stream")
+        try:
+            response = await self.http.open_stream(url, body, headers)
+        except ProviderError as error:
+            if not (self.stream_usage and error.status in (400, 422) and _about_stream_options(error.message)):
+                raise
+            self.stream_usage = False  # this server does not take stream_options: never send it again
+            body.pop("stream_options", None)
+            response = await self.http.open_stream(url, body, headers)
+        try:
+            content_type = response.headers.get("content-type", "")
+            if "json" in content_type and "event-stream" not in content_type:
+                async for part in self._whole(response, request):
+                    yield part
+                return
+            async for part in self._events(response, request):
+                yield part
+        finally:
+            await response.aclose()
+
+    async def _events(self, response: httpx.Response, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
+        splitter = ThinkSplitter(starts_in_thinking=request.model.starts_in_thinking)
+        calls = _CallAssembler()
+        details = _ReasoningDetails()
+        finish = ""
+        usage: UsagePart | None = None
+        loads = json.loads
+        try:
+            async for event in EventSource(response).aiter_sse():
+                data = event.data
+                if not data:
+                    continue
+                if data.startswith("[DONE]"):
+                    break
+                try:
+                    chunk = loads(data)
+                except ValueError:
+                    raise self.http.fail(
+                        f"the server sent an event that is not JSON ({_preview(data)}); the answer so far was kept"
+                    ) from None
+                if type(chunk) is not dict:
+                    continue
+                if chunk.get("error"):
+                    raise self.http.fail(f"the server reported an error mid-answer: {error_text(chunk) or chunk}")
+                choices = chunk.get("choices")
+                if choices:
+                    choice = choices[0]
+                    delta = choice.get("delta") or choice.get("message") or {}
+                    reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+                    if reasoning and isinstance(reasoning, str):
+                        yield ReasoningPart(reasoning)
+                    content = delta.get("content")
+                    if content and isinstance(content, str):
+                        if splitter.passthrough:
+                            yield TextPart(content)
+                        else:
+                            for is_reasoning, text in splitter.feed(content):
+                                yield ReasoningPart(text) if is_reasoning else TextPart(text)
+                    tool_calls = delta.get("tool_calls")
+                    if tool_calls:
+                        calls.add(tool_calls)
+                    reasoning_details = delta.get("reasoning_details")
+                    if reasoning_details:
+                        details.add(reasoning_details)
+                    reason = choice.get("finish_reason")
+                    if reason:
+                        if reason == "error":
+                            raise self.http.fail(
+                                f"the provider stopped with an error mid-answer: {error_text(chunk) or 'no details'}"
+                            )
+                        finish = str(reason)
+                chunk_usage = chunk.get("usage")
+                if chunk_usage:
+                    usage = _usage(chunk_usage)
+        except SSEError:
+            raise self.http.fail(
+                f"the server answered with {response.headers.get('content-type', 'no content type')!r} instead "
+                "of an event stream; is the base URL an OpenAI-compatible endpoint?"
+            ) from None
+        except httpx.HTTPError as error:
+            raise self.http.fail(transport_error(error, self.provider) + "; the answer so far was kept") from None
+        for is_reasoning, text in splitter.flush():
+            yield ReasoningPart(text) if is_reasoning else TextPart(text)
+        for call in calls.finished():
+            yield call
+        if usage is not None:
+            yield usage
+        if finish:
+            yield FinishPart(finish, {"reasoning_details": details.finished()} if details else {})
+
+    async def _whole(self, response: httpx.Response, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
+        """A server that ignored `stream: true`: one completion document."""
+        try:
+            raw = await response.aread()
+            document = json.loads(raw)
+        except httpx.HTTPError as error:
+            raise self.http.fail(transport_error(error, self.provider)) from None
+        except ValueError:
+            raise self.http.fail("the server's answer is not valid JSON") from None
+        if not isinstance(document, dict):
+            raise self.http.fail("the server's answer has an unexpected shape")
+        if document.get("error"):
+            raise self.http.fail(f"the server reported an error: {error_text(document)}")
+        choices = document.get("choices") or [{}]
+        choice = choices[0] if isinstance(choices[0], dict) else {}
+        message = choice.get("message") or {}
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        if isinstance(reasoning, str) and reasoning:
+            yield ReasoningPart(reasoning)
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            splitter = ThinkSplitter(starts_in_thinking=request.model.starts_in_thinking)
+            for is_reasoning, text in [*splitter.feed(content), *splitter.flush()]:
+                yield ReasoningPart(text) if is_reasoning else TextPart(text)
+        calls = _CallAssembler()
+        if isinstance(message.get("tool_calls"), list):
+            calls.add(message["tool_calls"])
+        for call in calls.finished():
+            yield call
+        if isinstance(document.get("usage"), dict):
+            yield _usage(document["usage"])
+        if choice.get("finish_reason"):
+            yield FinishPart(str(choice["finish_reason"]))
+
+
+def build_body(request: ChatRequest, *, stream_usage: bool = True) -> dict[str, Any]:
+    """The chat-completions request for one round."""
+    settings = request.settings
+    body: dict[str, Any] = {"model": request.model.id, "messages": wire_messages(request), "stream": True}
+    if stream_usage:
+        body["stream_options"] = {"include_usage": True}
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool["name"],
+                    "description": tool.get("description", ""),
+                    "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
+                },
+            }
+            for tool in request.tools
+        ]
+    max_tokens = settings.get("max_tokens") or request.model.max_output_tokens
+    if isinstance(max_tokens, int) and max_tokens > 0:
+        body[str(settings.get("max_tokens_field") or "max_tokens")] = max_tokens
+    for extra in (settings.get("extra_body"), request.model.extra.get("extra_body")):
+        if isinstance(extra, dict):
+            body.update(extra)
+    return body
+
+
+def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
+    """The dialog as chat-completions messages.
+
+    Reasoning stays out, except on assistant messages with tool calls when `send_reasoning_with_tool_calls`
+    is set (DeepSeek thinking mode requires it). Opaque `reasoning_details` go back only to the provider that
+    produced them. Images go only to IMAGE models; for others a note says an image was left out.
+    """
+    settings = request.settings
+    resend = bool(settings.get("send_reasoning_with_tool_calls"))
+    reasoning_field = str(settings.get("reasoning_field") or "reasoning_content")
+    sees_images = Capability.IMAGE in request.model.capabilities
+    out: list[dict[str, Any]] = []
+    if request.system:
+        out.append({"role": "system", "content": request.system})
+    for message in sendable_history(request.messages):
+        role = message.role
+        if role is Role.TOOL:
+            out.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content})
+        elif role is Role.ASSISTANT:
+            entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+            calls = message.parsed_tool_calls()
+            if calls:
+                entry["tool_calls"] = calls
+                if resend and message.reasoning:
+                    entry[reasoning_field] = message.reasoning
+            data = _own_provider_data(message, request.provider_id)
+            if data.get("reasoning_details"):
+                entry["reasoning_details"] = data["reasoning_details"]
+            out.append(entry)
+        elif role is Role.SYSTEM:
+            out.append({"role": "system", "content": message.content})
+        else:
+            out.append({"role": "user", "content": _user_content(message, sees_images)})
+    return out
+
+
+def _user_content(message: Message, sees_images: bool) -> str | list[dict[str, Any]]:
+    if not message.images:
+        return message.content
+    if not sees_images:
+        count = len(message.images)
+        note = f"[{count} image{'s' if count > 1 else ''} left out: this model does not accept images]"
+        return f"{message.content}\n\n{note}" if message.content else note
+    parts: list[dict[str, Any]] = []
+    if message.content:
+        parts.append({"type": "text", "text": message.content})
+    parts.extend({"type": "image_url", "image_url": {"url": image.data_url()}} for image in message.images)
+    return parts
+
+
+def _own_provider_data(message: Message, provider_id: str) -> dict[str, Any]:
+    """Opaque data saved with a message, only when this provider produced it (others would reject it)."""
+    if not provider_id or message.meta.get("provider_id") != provider_id:
+        return {}
+    data = message.meta.get("provider_data")
+    return data if isinstance(data, dict) else {}
+
+
+class _CallAssembler:
+    """Tool-call fragments to complete calls, keyed by index (or id, or order when a server omits the index)."""
+
+    def __init__(self) -> None:
+        self._calls: dict[int, dict[str, Any]] = {}
+        self._by_id: dict[str, int] = {}
+
+    def add(self, fragments: list[Any]) -> None:
+        for fragment in fragments:
+            if not isinstance(fragment, dict):
+                continue
+            call_id = fragment.get("id") or ""
+            index = fragment.get("index")
+            if not isinstance(index, int):
+                if call_id and call_id in self._by_id:
+                    index = self._by_id[call_id]
+                elif call_id or not self._calls:
+                    index = len(self._calls)
+                else:
+                    index = max(self._calls)  # no index, no id: the continuation of the last call
+            entry = self._calls.get(index)
+            if entry is None:
+                entry = self._calls[index] = {"id": "", "name": "", "arguments": [], "extra": {}}
+            if call_id and not entry["id"]:
+                entry["id"] = str(call_id)
+                self._by_id[entry["id"]] = index
+            function = fragment.get("function") or {}
+            name = function.get("name")
+            if name and not entry["name"]:
+                entry["name"] = str(name)
+            arguments = function.get("arguments")
+            if isinstance(arguments, str):
+                entry["arguments"].append(arguments)
+            elif isinstance(arguments, dict):  # some servers send the arguments as an object
+                entry["arguments"] = [json.dumps(arguments, ensure_ascii=False)]
+            for key, value in fragment.items():
+                if key not in ("index", "id", "type", "function"):
+                    entry["extra"][key] = value
+
+    def finished(self) -> list[ToolCallPart]:
+        calls = []
+        for index in sorted(self._calls):
+            entry = self._calls[index]
+            if not entry["name"]:
+                continue
+            arguments = "".join(entry["arguments"]).strip() or "{}"
+            calls.append(ToolCallPart(entry["id"], entry["name"], arguments, entry["extra"]))
+        return calls
+
+
+class _ReasoningDetails:
+    """OpenRouter `reasoning_details` fragments, merged per (type, index) so they can go back unchanged."""
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[str, int], dict[str, Any]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def add(self, fragments: Any) -> None:
+        if not isinstance(fragments, list):
+            return
+        for fragment in fragments:
+            if not isinstance(fragment, dict):
+                continue
+            index = fragment.get("index", 0)
+            key = (str(fragment.get("type", "")), index if isinstance(index, int) else 0)
+            item = self._items.get(key)
+            if item is None:
+                self._items[key] = dict(fragment)
+                continue
+            for field, value in fragment.items():
+                if field in ("text", "summary", "data") and isinstance(value, str) and isinstance(item.get(field), str):
+                    item[field] += value
+                elif value is not None:
+                    item[field] = value
+
+    def finished(self) -> list[dict[str, Any]]:
+        return list(self._items.values())
+
+
+def _usage(data: Any) -> UsagePart:
+    if not isinstance(data, dict):
+        return UsagePart()
+    completion_details = data.get("completion_tokens_details")
+    prompt_details = data.get("prompt_tokens_details")
+    if not isinstance(completion_details, dict):
+        completion_details = {}
+    if not isinstance(prompt_details, dict):
+        prompt_details = {}
+    return UsagePart(
+        input_tokens=_int(data.get("prompt_tokens")),
+        output_tokens=_int(data.get("completion_tokens")),
+        reasoning_tokens=_int(completion_details.get("reasoning_tokens")),
+        cached_tokens=_int(prompt_details.get("cached_tokens")),
+    )
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _about_stream_options(message: str) -> bool:
+    lowered = message.lower()
+    return any(word in lowered for word in ("stream_options", "include_usage", "extra inputs", "extra_forbidden"))
+
+
+def _preview(data: str, limit: int = 60) -> str:
+    flat = " ".join(data.split())
+    return repr(flat if len(flat) <= limit else flat[:limit] + "…")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.llm_server import LLMServer
+
 
 @pytest.fixture(autouse=True)
 def isolated_visindigo_home(
@@ -16,3 +18,10 @@ def isolated_visindigo_home(
     home = tmp_path_factory.mktemp("visindigo-home")
     monkeypatch.setenv("VISINDIGO_HOME", str(home))
     yield home
+
+
+@pytest.fixture
+def llm_server() -> Iterator[LLMServer]:
+    """A scripted OpenAI / Anthropic endpoint on 127.0.0.1 (see tests/llm_server.py for how to script it)."""
+    with LLMServer() as server:
+        yield server

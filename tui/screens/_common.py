@@ -71,3 +71,18 @@ class ModalFrame(ModalScreen[ResultT]):
         margin-left: 1;
     }
     """
+
+
+FORM_CSS = """
+.field-row {
+    height: auto;
+}
+.field-row > .field-label {
+    width: 18;
+    color: $text-muted;
+}
+.field-row > Input, .field-row > Select, .field-row > Checkbox {
+    width: 1fr;
+}
+"""
+"""Rows of "label  field" with compact widgets, so a whole form fits in 80×24 without scrolling."""

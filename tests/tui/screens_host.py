@@ -1,0 +1,32 @@
+"""A tiny app that shows one management screen over a fixed background, for Pilot and snapshot tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import Static
+
+from visindigo.themes import register_themes
+
+BACKGROUND = "Visindigo — the main screen would be here.\n" * 3
+
+
+class ScreenHost(App[None]):
+    """Pushes the screen `make_screen` builds once mounted and records every result it dismisses with."""
+
+    def __init__(self, make_screen: Callable[[], Screen[Any]], *, theme: str = "visindigo-dark") -> None:
+        super().__init__()
+        self._make_screen = make_screen
+        self._theme_name = theme
+        self.results: list[Any] = []
+        self.theme_problems = register_themes(self)
+
+    def compose(self) -> ComposeResult:
+        yield Static(BACKGROUND)
+
+    def on_mount(self) -> None:
+        self.theme = self._theme_name
+        self.push_screen(self._make_screen(), self.results.append)

@@ -3,6 +3,11 @@
 A placeholder the caller does not fill stays in the rendered text as written. That is deliberate (the spec):
 a half-filled template sent as is makes the model guess, while a visible `{{name}}` shows at once what is
 missing.
+
+Beyond the spec, and compatible with it: a placeholder may carry a type in Open WebUI's syntax
+(`{{name | select:options=["a","b"]:required}}`, see `templates.syntax`), which `fields()` turns into form
+fields; a typed placeholder's `default=` fills it when no value is given; and the system variables
+(`{{CURRENT_DATE}}`, …) fill themselves from a clock unless the caller gives a value.
 """
 
 from __future__ import annotations
@@ -10,11 +15,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from .message import Message, Role
+from .templates.fields import TemplateField, checkbox_value
+from .templates.syntax import Placeholder, SyntaxProblem, scan
+from .templates.system import Clock, is_system_variable, local_now, system_values
 
-#: `{{ name }}`: a name of word characters (any script), dots or dashes, spaces around it allowed.
+#: `{{ name }}`: the spec's plain placeholder. Typed placeholders are found by `templates.syntax.scan`.
 PLACEHOLDER = re.compile(r"\{\{\s*([^\W\d][\w.-]*)\s*\}\}")
 
 
@@ -29,21 +38,53 @@ class Prompt:
         self.tags = tuple(self.tags)
 
     def variables(self) -> list[str]:
-        """Placeholder names, each once, in order of first appearance."""
+        """Placeholder names (plain, typed and system), each once, in order of first appearance."""
         seen: dict[str, None] = {}
-        for match in PLACEHOLDER.finditer(self.content):
-            seen.setdefault(match.group(1), None)
+        for placeholder in scan(self.content).placeholders:
+            seen.setdefault(placeholder.name, None)
         return list(seen)
 
-    def render(self, variables: Mapping[str, str] | None = None) -> Message:
-        """A `Role.PROMPT` message named after this prompt; unknown placeholders are left as written."""
-        values = dict(variables or {})
+    def fields(self) -> list[TemplateField]:
+        """One form field per variable, in order of first appearance; system variables are not fields.
 
-        def fill(match: re.Match[str]) -> str:
-            key = match.group(1)
-            return str(values[key]) if key in values else match.group(0)
+        A plain `{{name}}` is an optional text field. When a name appears more than once, the first typed
+        occurrence describes the field (so `{{x}} … {{x | number}}` asks for a number).
+        """
+        found: dict[str, TemplateField | None] = {}
+        for placeholder in scan(self.content).placeholders:
+            if is_system_variable(placeholder.name):
+                continue
+            if found.get(placeholder.name) is None:
+                found[placeholder.name] = placeholder.field
+        return [spec if spec is not None else TemplateField(name) for name, spec in found.items()]
 
-        return Message(Role.PROMPT, PLACEHOLDER.sub(fill, self.content), name=self.name)
+    def problems(self) -> list[SyntaxProblem]:
+        """Typed placeholders that do not parse (they stay in the text as written), with the reason."""
+        return list(scan(self.content).problems)
+
+    def render(self, variables: Mapping[str, object] | None = None, *, clock: Clock | None = None) -> Message:
+        """A `Role.PROMPT` message named after this prompt.
+
+        Each placeholder takes, in order: the caller's value; for a system variable, the clock's value; for a
+        typed placeholder, its `default=`. Anything else is left as written. A checkbox value is written as
+        "true" or "false".
+        """
+        return Message(Role.PROMPT, self.fill(variables, clock=clock), name=self.name)
+
+    def fill(self, variables: Mapping[str, object] | None = None, *, clock: Clock | None = None) -> str:
+        """The rendered text alone (what `render()` puts in the message)."""
+        values = _resolved(self.content, self.fields(), variables or {}, clock)
+        return _substitute(self.content, scan(self.content).placeholders, values)
+
+    def unfilled(self, variables: Mapping[str, object] | None = None) -> list[str]:
+        """The variables that `render(variables)` would leave as written, in order of first appearance."""
+        given = variables or {}
+        defaults = {spec.name for spec in self.fields() if spec.default is not None}
+        return [
+            name
+            for name in self.variables()
+            if name not in given and name not in defaults and not is_system_variable(name)
+        ]
 
     def is_valid(self) -> bool:
         """Usable when both the name and the content are non-empty."""
@@ -66,3 +107,42 @@ class Prompt:
             description=str(data.get("description", "")),
             tags=tuple(str(t) for t in tags) if isinstance(tags, Iterable) and not isinstance(tags, str) else (),
         )
+
+
+def _resolved(
+    content: str, specs: list[TemplateField], given: Mapping[str, object], clock: Clock | None
+) -> dict[str, str]:
+    """The text for every placeholder name that gets filled; names missing here stay as written."""
+    values: dict[str, str] = {}
+    for spec in specs:
+        if spec.name in given:
+            raw = given[spec.name]
+            values[spec.name] = checkbox_value(raw) if spec.type == "checkbox" else _text(raw)
+        elif spec.default is not None:
+            values[spec.name] = spec.default
+    names = {p.name for p in scan(content).placeholders if is_system_variable(p.name)}
+    if names:
+        now: datetime = (clock or local_now)()
+        system = system_values(now)
+        for name in names:
+            values[name] = _text(given[name]) if name in given else system[name]
+    return values
+
+
+def _substitute(content: str, placeholders: tuple[Placeholder, ...], values: Mapping[str, str]) -> str:
+    parts: list[str] = []
+    position = 0
+    for placeholder in placeholders:
+        if placeholder.name not in values:
+            continue
+        parts.append(content[position : placeholder.start])
+        parts.append(values[placeholder.name])
+        position = placeholder.end
+    parts.append(content[position:])
+    return "".join(parts)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else str(value)

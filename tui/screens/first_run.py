@@ -1,0 +1,212 @@
+"""First-run setup: nothing is configured yet, so offer what was found, a form, and the demo.
+
+What was found comes from `engine.providers.discovery` (API keys in the environment, named by variable only,
+and OpenAI-compatible servers answering on 127.0.0.1). The list can be given ready or as an async callable, in
+which case the screen appears at once and fills in when the probing is done. A chosen provider is saved
+through the config writer and made the default; the dismiss result says what the user chose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from visindigo.engine import config as config_writer
+from visindigo.engine.center import Center
+from visindigo.engine.config import ConfigError
+from visindigo.engine.paths import Paths
+from visindigo.engine.provider import ModelInfo, Provider
+
+from ._common import ModalFrame, safe, sanitize
+from ._provider_form import ProviderDraft, ProviderFormScreen
+
+Discoverer = Callable[[], Awaitable[Sequence[Any]]]
+
+
+@dataclass(frozen=True)
+class FirstRunChoice:
+    """What the user chose: a provider (already saved and made the default), the demo, or to skip setup."""
+
+    action: Literal["provider", "demo", "skip"]
+    provider: Provider | None = None
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One provider found on this machine, as the list shows it."""
+
+    provider: Provider
+    source: str
+
+
+def as_offer(found: Any) -> Offer:
+    """Read one discovery result, whatever its exact shape: a `Provider`, or an object holding one (`provider`)
+    or describing one (`id`, `kind`, `base_url`, `api_key_env`, `models`), with a `source`/`description`."""
+    provider = found if isinstance(found, Provider) else getattr(found, "provider", None)
+    if not isinstance(provider, Provider):
+        models = [m if isinstance(m, ModelInfo) else ModelInfo(str(m)) for m in getattr(found, "models", ()) or ()]
+        provider = Provider(
+            str(getattr(found, "id", "") or getattr(found, "name", "provider")),
+            kind=str(getattr(found, "kind", "openai")),
+            name=str(getattr(found, "name", "") or ""),
+            base_url=str(getattr(found, "base_url", "") or ""),
+            api_key_env=str(getattr(found, "api_key_env", "") or ""),
+            models=models,
+        )
+    source = ""
+    for attribute in ("source", "description", "reason", "detail"):
+        value = getattr(found, attribute, "")
+        if isinstance(value, str) and value:
+            source = value
+            break
+    if not source:
+        source = f"key in ${provider.api_key_env}" if provider.api_key_env else f"server at {provider.base_url}"
+    return Offer(provider, source)
+
+
+class FirstRunScreen(ModalFrame[FirstRunChoice]):
+    """Enter uses the highlighted choice; e edits a found provider before adding it; Esc skips setup."""
+
+    BINDINGS = [
+        Binding("escape", "skip", "Skip setup"),
+        Binding("e", "edit", "Edit before adding"),
+        Binding("d", "demo", "Try the demo"),
+    ]
+
+    DEFAULT_CSS = """
+    FirstRunScreen > .frame {
+        width: 84;
+        max-height: 100%;
+    }
+    FirstRunScreen #intro {
+        margin-top: 1;
+    }
+    FirstRunScreen OptionList {
+        height: auto;
+        max-height: 14;
+        margin-top: 1;
+    }
+    FirstRunScreen #status {
+        height: auto;
+        margin-top: 1;
+    }
+    """
+
+    def __init__(self, discovered: Sequence[Any] | Discoverer = (), *, paths: Paths | None = None,
+                 center: Center | None = None) -> None:
+        super().__init__()
+        self._paths = paths
+        self._center = center
+        self._discoverer = discovered if callable(discovered) else None
+        self.offers: list[Offer] = [] if callable(discovered) else [as_offer(found) for found in discovered]
+        self._searching = self._discoverer is not None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="frame") as frame:
+            frame.border_title = "Welcome to Visindigo"
+            frame.border_subtitle = "enter choose · e edit first · d demo · esc skip"
+            yield Static(Content("No model provider is set up yet. Choose one to start chatting:"), id="intro")
+            yield OptionList(id="choices")
+            yield Static("", id="status", classes="hint")
+            yield Static(Content("Keys found in the environment are shown by variable name only; they stay there."),
+                         classes="hint")
+
+    def on_mount(self) -> None:
+        self._fill()
+        self.query_one(OptionList).focus()
+        if self._discoverer is not None:
+            self._discover()
+
+    def _fill(self) -> None:
+        choices = self.query_one(OptionList)
+        highlighted = choices.highlighted
+        choices.clear_options()
+        for index, offer in enumerate(self.offers):
+            provider = offer.provider
+            choices.add_option(Option(
+                Content.assemble(("● ", "bold"), safe(provider.name), ("  ", ""), (sanitize(offer.source), "dim")),
+                id=f"offer-{index}",
+            ))
+        if self._searching:
+            choices.add_option(Option(Content("  Looking for local servers…"), id="searching", disabled=True))
+        choices.add_option(Option(Content("+ Add a provider by hand (kind, base URL, key)"), id="form"))
+        choices.add_option(Option(Content("▶ Try the demo: scripted replies, no key, no network"), id="demo"))
+        choices.highlighted = highlighted if highlighted is not None else 0
+        if not self.offers and not self._searching:
+            self._status("Nothing found: no API key variable is set and no local server answered.")
+
+    @work(exit_on_error=False, group="discovery")
+    async def _discover(self) -> None:
+        assert self._discoverer is not None
+        try:
+            found = await self._discoverer()
+            self.offers = [as_offer(item) for item in found]
+        except Exception as error:  # probing must never stop setup; the form and the demo still work
+            self._status(f"Could not look for providers ({type(error).__name__}); add one by hand.")
+        finally:
+            self._searching = False
+            self._fill()
+
+    def _status(self, text: str, *, error: bool = False) -> None:
+        status = self.query_one("#status", Static)
+        status.set_class(error, "error")
+        status.update(safe(text))
+
+    # --- choosing -----------------------------------------------------------------------------------------
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        option_id = event.option.id or ""
+        if option_id == "demo":
+            self.action_demo()
+        elif option_id == "form":
+            self.app.push_screen(ProviderFormScreen(taken_ids=self._taken_ids()), self._use_draft)
+        elif option_id.startswith("offer-"):
+            offer = self.offers[int(option_id.removeprefix("offer-"))]
+            self._use(offer.provider, api_key=None)
+
+    def action_edit(self) -> None:
+        option = self.query_one(OptionList).highlighted_option
+        if option is None or not (option.id or "").startswith("offer-"):
+            return
+        offer = self.offers[int((option.id or "").removeprefix("offer-"))]
+        self.app.push_screen(
+            ProviderFormScreen(suggestion=offer.provider, taken_ids=self._taken_ids(), title="Check and add"),
+            self._use_draft,
+        )
+
+    def _taken_ids(self) -> list[str]:
+        return [p.id for p in self._center.providers] if self._center is not None else []
+
+    def _use_draft(self, draft: ProviderDraft | None) -> None:
+        if draft is not None:
+            self._use(draft.provider, api_key=draft.api_key)
+
+    def _use(self, provider: Provider, *, api_key: str | None) -> None:
+        try:
+            if self._paths is not None:
+                config_writer.save_provider(self._paths, provider, api_key=api_key or None)
+                config_writer.set_default_provider(self._paths, provider.id)
+        except (ConfigError, OSError, ValueError) as error:
+            self._status(f"Not saved: {error}", error=True)
+            return
+        if self._center is not None:
+            self._center.add_provider(provider)
+            self._center.default_provider_id = provider.id
+        self.dismiss(FirstRunChoice("provider", provider))
+
+    def action_demo(self) -> None:
+        self.dismiss(FirstRunChoice("demo"))
+
+    def action_skip(self) -> None:
+        self.dismiss(FirstRunChoice("skip"))

@@ -1,0 +1,69 @@
+"""Helpers for the MCP tests: the servers they start and how to see their processes."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from visindigo.engine import MCPServer
+
+TOOLBOX = Path(__file__).parent / "servers" / "toolbox.py"
+
+
+def toolbox(name: str = "toolbox", **settings: object) -> MCPServer:
+    """The purpose-built test server over stdio, with `settings` passed to MCPServer."""
+    settings.setdefault("timeout", 5.0)
+    return MCPServer(name, command=sys.executable, args=(str(TOOLBOX),), **settings)  # type: ignore[arg-type]
+
+
+def time_server(name: str = "time") -> MCPServer:
+    return MCPServer(name, command=sys.executable, args=("-m", "mcp_server_time", "--local-timezone", "UTC"))
+
+
+def child_pids() -> set[int]:
+    """Live (non-zombie) processes whose parent is this test process."""
+    me = os.getpid()
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ..." — comm may contain spaces, so split after the last ')'.
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z" and int(fields[1]) == me:
+            found.add(int(entry.name))
+    return found
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the test server exited with {process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {seconds} s")

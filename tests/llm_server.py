@@ -308,9 +308,11 @@ class LLMServer:
 
     def start(self) -> LLMServer:
         handler = type("Handler", (_Handler,), {"owner": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="llm-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="llm-server", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -370,6 +372,11 @@ class LLMServer:
         if self.responder is not None:
             return self.responder(request)
         return error_reply(500, f"test server: no scripted reply for {request.method} {request.path}")
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (cancel, timeout, a closed pool) is normal here, not worth a traceback."""
 
 
 class _Handler(BaseHTTPRequestHandler):

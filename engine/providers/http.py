@@ -13,6 +13,7 @@ import asyncio
 import email.utils
 import json
 import random
+import socket
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -200,10 +201,18 @@ def transport_error(error: httpx.HTTPError, provider: Provider) -> str:
     return f"network error talking to {where}: {_reason(error)}"
 
 
-def _reason(error: Exception) -> str:
+def _reason(error: BaseException) -> str:
+    """The most telling words of an error, looking through the causes httpx and anyio wrap it in."""
+    seen: BaseException | None = error
+    for _ in range(6):
+        if seen is None:
+            break
+        if isinstance(seen, ConnectionRefusedError) or "Connection refused" in str(seen):
+            return "connection refused"
+        if isinstance(seen, socket.gaierror):
+            return "the host name cannot be resolved"
+        seen = seen.__cause__ or seen.__context__
     text = str(error).strip()
-    if "Connection refused" in text or "Errno 111" in text:
-        return "connection refused"
     return text or type(error).__name__
 
 

@@ -13,8 +13,9 @@ if TYPE_CHECKING:
 def apply_config(center: Center, config: Config) -> None:
     """Register what the config describes; items of the same id or name already in the Center are replaced.
 
-    `center.settings` receives `theme`, `keys` (key overrides), `prompt_dir` (a path string), `default_model`
-    and `max_tool_rounds` for the TUI, the template loader and the run loop.
+    `center.settings` receives `theme`, `keys` (key overrides), `prompt_dir` (a path string) and
+    `default_model` for the TUI and the template loader, and `max_tool_rounds` (when configured) for the run
+    loop.
     """
     for provider in config.providers():
         center.add_provider(provider)
@@ -32,6 +33,7 @@ def apply_config(center: Center, config: Config) -> None:
         keys=config.keys,
         prompt_dir=str(config.prompt_dir),
         default_model=config.default_model,
-        max_tool_rounds=config.max_tool_rounds,
     )
+    if config.max_tool_rounds is not None:
+        center.settings["max_tool_rounds"] = config.max_tool_rounds
     center.config = config

@@ -28,10 +28,12 @@ def load_config(paths: Paths | Path | str) -> tuple[Config, list[ConfigProblem]]
     config_file = paths.config_file if isinstance(paths, Paths) else Path(paths)
     credentials_file = config_file.parent / "credentials.toml"
     problems: list[ConfigProblem] = []
-    data = _read_validated(config_file, CONFIG_SCHEMA, problems)
+    raw: dict[str, Any] = {}
+    data = _read_validated(config_file, CONFIG_SCHEMA, problems, raw)
     credentials = _read_credentials(credentials_file, problems)
     config = Config(config_file=config_file, data=data, credentials=credentials)
-    _check_providers(config, problems)
+    raw_providers = raw.get("providers")
+    _check_providers(config, problems, set(raw_providers) if isinstance(raw_providers, dict) else set())
     config.skills = _build_skills(config, problems)
     config.mcp_servers = _build_mcp_servers(config, problems)
     config.problems = problems
@@ -40,7 +42,10 @@ def load_config(paths: Paths | Path | str) -> tuple[Config, list[ConfigProblem]]
     return config, problems
 
 
-def _read_validated(path: Path, schema: dict[str, Any], problems: list[ConfigProblem]) -> dict[str, Any]:
+def _read_validated(
+    path: Path, schema: dict[str, Any], problems: list[ConfigProblem], raw: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The file's valid part; `raw` (when given) receives the document as written."""
     try:
         document = read_toml(path)
     except tomllib.TOMLDecodeError as exc:
@@ -53,6 +58,8 @@ def _read_validated(path: Path, schema: dict[str, Any], problems: list[ConfigPro
         return {}
     if document is None:
         return {}
+    if raw is not None:
+        raw.update(document)
     valid, found = validate(document, schema, path)
     problems.extend(found)
     return valid
@@ -72,7 +79,7 @@ def _read_credentials(path: Path, problems: list[ConfigProblem]) -> Credentials:
     return Credentials(keys)
 
 
-def _check_providers(config: Config, problems: list[ConfigProblem]) -> None:
+def _check_providers(config: Config, problems: list[ConfigProblem], written: set[str]) -> None:
     providers = config.data.get("providers", {})
     for provider_id, entry in providers.items():
         if entry.get("api_key"):
@@ -86,14 +93,14 @@ def _check_providers(config: Config, problems: list[ConfigProblem]) -> None:
             )
     default = config.default_provider
     if default and default not in providers:
-        problems.append(
-            ConfigProblem(
-                config.config_file,
-                "default_provider",
-                f"no provider {default!r} is configured"
-                + (f" (configured: {', '.join(providers)}); the first one is used" if providers else ""),
-            )
-        )
+        if default in written:
+            what = f"the provider {default!r} has a problem (see above)"
+        else:
+            what = f"no provider {default!r} is configured"
+            what += f" (configured: {', '.join(providers)})" if providers else ""
+        if providers:
+            what += "; the first one is used"
+        problems.append(ConfigProblem(config.config_file, "default_provider", what))
         config.data.pop("default_provider", None)
 
 

@@ -18,7 +18,6 @@ from ..skill import Skill
 from .problems import ConfigProblem
 
 DEFAULT_THEME = "visindigo-dark"
-DEFAULT_MAX_TOOL_ROUNDS = 10
 _MODEL_KEYS = {"id", "name", "capabilities", "context_window", "max_output_tokens", "starts_in_thinking"}
 
 
@@ -67,8 +66,10 @@ class Config:
         return dict(self.data.get("keys", {}))
 
     @property
-    def max_tool_rounds(self) -> int:
-        return int(self.data.get("run", {}).get("max_tool_rounds", DEFAULT_MAX_TOOL_ROUNDS))
+    def max_tool_rounds(self) -> int | None:
+        """`[run] max_tool_rounds`, or None to let the run loop use its own default."""
+        value = self.data.get("run", {}).get("max_tool_rounds")
+        return int(value) if value is not None else None
 
     @property
     def prompt_dir(self) -> Path:

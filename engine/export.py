@@ -1,0 +1,266 @@
+"""Export and import of dialogs: JSON (the `Dialog.to_json()` documents) and Markdown (for reading).
+
+The JSON export is the interchange format: `{"format": "visindigo.dialogs", "version": 1, "dialogs": [...]}`,
+the dialog first and then its branches, depth first, oldest first. Import keeps every id, so branches still
+point at their parents, and skips (and reports) dialogs that exist already. Export, import and export again
+gives the same bytes. Provider keys are not part of a dialog, so they cannot reach an exported file; MCP
+server settings are exported as written, `${VAR}` references unexpanded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from .dialog import Dialog
+from .message import Message, Role
+
+if TYPE_CHECKING:
+    from .center import Center
+
+EXPORT_FORMAT = "visindigo.dialogs"
+EXPORT_VERSION = 1
+
+ExportKind = Literal["json", "markdown"]
+
+
+class ExportError(ValueError):
+    """An export cannot be made or a file cannot be imported; the message says why."""
+
+
+@dataclass
+class ImportResult:
+    """What an import did: ids imported, ids skipped because they exist already, entries that were unusable."""
+
+    imported: list[str] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+# --- choosing dialogs ---------------------------------------------------------------------------------------
+
+
+def dialog_with_branches(center: Center, dialog_id: str) -> list[str]:
+    """The dialog's id followed by every dialog that branches from it (transitively), depth first.
+
+    Reads only metadata, so a store-backed Center loads nothing it does not have to.
+    """
+    children: dict[str, list[tuple[float, str]]] = {}
+    for summary in center.dialog_summaries():
+        children.setdefault(summary.branch_from_id, []).append((summary.created_at, summary.id))
+    ordered: list[str] = []
+    stack = [dialog_id]
+    seen: set[str] = set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        ordered.append(current)
+        stack.extend(child for _, child in sorted(children.get(current, []), reverse=True))
+    return ordered
+
+
+def _dialogs(center: Center, dialog_id: str, with_branches: bool) -> list[Dialog]:
+    ids = dialog_with_branches(center, dialog_id) if with_branches else [dialog_id]
+    dialogs = []
+    for each in ids:
+        dialog = center.get_dialog(each)
+        if dialog is None:
+            raise ExportError(f"there is no dialog {each!r}")
+        dialogs.append(dialog)
+    return dialogs
+
+
+# --- JSON ---------------------------------------------------------------------------------------------------
+
+
+def export_json(center: Center, dialog_id: str, *, with_branches: bool = False) -> str:
+    """The dialog (and with `with_branches`, all its branches) as our JSON export document."""
+    return dumps_export(d.to_json() for d in _dialogs(center, dialog_id, with_branches))
+
+
+def dumps_export(documents: Iterable[dict[str, Any]]) -> str:
+    """The export text for these `Dialog.to_json()` documents: stable, readable, UTF-8 as is."""
+    bundle = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "dialogs": list(documents)}
+    return json.dumps(bundle, ensure_ascii=False, indent=2) + "\n"
+
+
+def read_export(text: str | bytes) -> list[dict[str, Any]]:
+    """The dialog documents of an export; also accepts one bare `Dialog.to_json()` document or a list of them.
+
+    Raises `ExportError` for text that is not JSON or not a dialog export.
+    """
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ExportError(f"not a JSON file ({exc})") from None
+    if isinstance(data, dict) and "dialogs" in data:
+        if data.get("format") not in (None, EXPORT_FORMAT):
+            raise ExportError(f"not a Visindigo dialog export (format {str(data.get('format'))[:40]!r})")
+        version = data.get("version", EXPORT_VERSION)
+        if isinstance(version, int) and version > EXPORT_VERSION:
+            raise ExportError(f"made by a newer Visindigo (export version {version}); upgrade to import it")
+        documents = data["dialogs"]
+    elif isinstance(data, dict) and "messages" in data:
+        documents = [data]
+    else:
+        documents = data
+    if not isinstance(documents, list):
+        raise ExportError("not a Visindigo dialog export (expected a list of dialogs)")
+    return documents
+
+
+def import_json(center: Center, source: str | bytes | os.PathLike[str]) -> ImportResult:
+    """Add the dialogs of an export (text, or a path to a file) to the Center, ids preserved.
+
+    A dialog whose id exists already (in the Center or earlier in the same file) is not imported and is
+    listed in `duplicates`; an unusable entry is listed in `problems`. Raises `ExportError` when the whole
+    file is unusable.
+    """
+    if isinstance(source, os.PathLike):
+        try:
+            text: str | bytes = Path(source).read_bytes()
+        except OSError as exc:
+            raise ExportError(f"{source} cannot be read: {exc.strerror or exc}") from None
+    else:
+        text = source
+    result = ImportResult()
+    for number, document in enumerate(read_export(text), start=1):
+        problem = _document_problem(document)
+        if problem is not None:
+            result.problems.append(f"dialog #{number}: {problem}; not imported")
+            continue
+        dialog_id = str(document["id"])
+        if dialog_id in result.imported or center.has_dialog(dialog_id):
+            result.duplicates.append(dialog_id)
+            continue
+        dialog = Dialog(center)
+        dialog.from_json(document)
+        center.add_dialog(dialog)
+        result.imported.append(dialog_id)
+    return result
+
+
+def _document_problem(document: object) -> str | None:
+    if not isinstance(document, dict):
+        return "not a JSON object"
+    if not isinstance(document.get("id"), str) or not document["id"]:
+        return "has no 'id'"
+    if not isinstance(document.get("messages", []), list):
+        return "'messages' is not a list"
+    return None
+
+
+# --- Markdown -----------------------------------------------------------------------------------------------
+
+
+def export_markdown(center: Center, dialog_id: str, *, with_branches: bool = False) -> str:
+    """The dialog (and its branches) as Markdown for people: one section per dialog, one per message."""
+    dialogs = _dialogs(center, dialog_id, with_branches)
+    titles = {d.id: d.title or "Untitled dialog" for d in dialogs}
+    parts = [_dialog_markdown(d, titles) for d in dialogs]
+    return "\n\n---\n\n".join(parts) + "\n"
+
+
+def _dialog_markdown(dialog: Dialog, titles: dict[str, str]) -> str:
+    lines = [f"# {titles[dialog.id]}", ""]
+    if dialog.branch_from_id:
+        parent = titles.get(dialog.branch_from_id)
+        lines.append(f"- Branch of: {parent!s}" if parent else f"- Branch of dialog `{dialog.branch_from_id}`")
+    if dialog.provider_id or dialog.model_id:
+        lines.append(f"- Model: {' / '.join(x for x in (dialog.provider_id, dialog.model_id) if x)}")
+    created = datetime.fromtimestamp(dialog.created_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines += [f"- Created: {created}", f"- Id: `{dialog.id}`", ""]
+    for message in dialog.messages:
+        lines += _message_markdown(message)
+    return "\n".join(lines).rstrip()
+
+
+def _message_markdown(message: Message) -> list[str]:
+    heading = {
+        Role.SYSTEM: "System",
+        Role.USER: "You",
+        Role.ASSISTANT: "Assistant",
+        Role.TOOL: "Tool result",
+        Role.PROMPT: "You (template)",
+    }[message.role]
+    details = []
+    if message.role is Role.PROMPT and message.name:
+        heading = f"You (template {message.name})"
+    if message.role is Role.ASSISTANT and message.meta.get("model_id"):
+        details.append(str(message.meta["model_id"]))
+    if message.role is Role.TOOL and message.tool_call_id:
+        details.append(message.tool_call_id)
+    status = message.meta.get("status")
+    if status:
+        details.append(str(status))
+    lines = [f"## {heading}" + (f" · {' · '.join(details)}" if details else ""), ""]
+    if message.reasoning:
+        lines += ["<details><summary>Reasoning</summary>", "", message.reasoning.strip(), "", "</details>", ""]
+    if message.role is Role.TOOL:
+        lines += [*_fenced(message.content, ""), ""]
+    elif message.content:
+        lines += [message.content.strip(), ""]
+    for image in message.images:
+        lines += [f"*(image, {image.mime_type})*", ""]
+    for call in message.parsed_tool_calls():
+        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        name = str(function.get("name", "?")) if function else "?"
+        lines += [f"**Tool call** `{name}` ({call.get('id', '')})", "", *_fenced(_pretty(function), "json"), ""]
+    return lines
+
+
+def _pretty(function: dict[str, Any] | None) -> str:
+    arguments = (function or {}).get("arguments", "")
+    try:
+        return json.dumps(json.loads(arguments), ensure_ascii=False, indent=2) if arguments else "{}"
+    except (TypeError, ValueError):
+        return str(arguments)
+
+
+def _fenced(text: str, language: str) -> list[str]:
+    """A code block whose fence is longer than any run of backticks inside, so it cannot be closed early."""
+    longest = 0
+    run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return [fence + language, text.rstrip("\n"), fence]
+
+
+# --- files --------------------------------------------------------------------------------------------------
+
+
+def export_text(center: Center, dialog_id: str, *, kind: ExportKind = "json", with_branches: bool = False) -> str:
+    if kind == "markdown":
+        return export_markdown(center, dialog_id, with_branches=with_branches)
+    return export_json(center, dialog_id, with_branches=with_branches)
+
+
+def write_export(path: str | os.PathLike[str], text: str) -> Path:
+    """Write an export atomically (a half-written export is worse than none); returns the path written.
+
+    The file is readable by its owner only, like the store: a dialog may hold anything.
+    """
+    target = Path(path).expanduser()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise ExportError(f"{target} cannot be written: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(temporary, target)
+    except OSError as exc:
+        Path(temporary).unlink(missing_ok=True)
+        raise ExportError(f"{target} cannot be written: {exc.strerror or exc}") from None
+    return target

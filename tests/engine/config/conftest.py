@@ -1,0 +1,31 @@
+"""Config fixtures: paths in a temporary home, and the README's example config (which must stay valid)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from visindigo.engine.paths import Paths, resolve_paths
+
+README = Path(__file__).resolve().parents[3] / "README.md"
+
+
+def readme_example() -> str:
+    """The first ```toml block of the README's Configuration section: the documented full example."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("\n## Configuration\n") :]
+    match = re.search(r"```toml\n(.*?)```", section, re.DOTALL)
+    assert match is not None
+    return match.group(1)
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> Paths:
+    return resolve_paths(tmp_path / "home")
+
+
+def write(paths: Paths, text: str) -> None:
+    paths.config_file.parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file.write_text(text, encoding="utf-8")

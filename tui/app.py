@@ -1,0 +1,218 @@
+"""The Visindigo Textual application: themes, key overrides, the first screen, help and the palette.
+
+The app is handed a ready `Center` (the CLI opens the store, a test builds one in memory) and never opens
+files or sockets itself beyond what the Center and the screens it wires do.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from visindigo.engine import Center, Dialog
+
+from .commands import MainCommands
+from .screens.main import MainScreen
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from visindigo.engine.templates.library import TemplateLibrary
+
+#: Frames per second while a reply streams. Each redraw of a scrolling 120×40 pane costs ~30 KB, so this is
+#: what sets the bandwidth an SSH link must carry; `--fps` (or `[ui] stream_fps`) lowers it for slow links.
+DEFAULT_STREAM_FPS = 8.0
+FPS_ENV = "VISINDIGO_STREAM_FPS"
+
+
+@dataclass
+class AppOptions:
+    """What the command line chose for this run."""
+
+    demo: bool = False
+    provider: str = ""
+    model: str = ""
+    stream_fps: float | None = None
+    #: Seconds between the demo model's streamed pieces (0: instant, for tests and snapshots).
+    demo_delay: float = 0.02
+    #: In demo mode, ask one question live after seeding, so the first thing seen is a streaming reply.
+    demo_live_question: bool = True
+
+
+def configured_fps(center: Center, options: AppOptions) -> float:
+    """--fps, else $VISINDIGO_STREAM_FPS, else `[ui] stream_fps` in the config, else the default."""
+    candidates: list[Any] = [options.stream_fps, os.environ.get(FPS_ENV)]
+    if center.config is not None:
+        ui = center.config.data.get("ui")
+        if isinstance(ui, dict):
+            candidates.append(ui.get("stream_fps"))
+    for value in candidates:
+        if value in (None, ""):
+            continue
+        try:
+            fps = float(value)
+        except (TypeError, ValueError):
+            continue
+        if 0.5 <= fps <= 60:
+            return fps
+    return DEFAULT_STREAM_FPS
+
+
+class VisindigoApp(App[None]):
+    """A keyboard-first LLM workstation. ctrl+p lists every command; f1 lists every key."""
+
+    TITLE = "Visindigo"
+    CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {MainCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "help", "Keys", id="help"),
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+    ]
+
+    def __init__(self, center: Center, options: AppOptions | None = None) -> None:
+        super().__init__()
+        self.center = center
+        self.options = options or AppOptions()
+        #: The last text copied (text, what), for "save last copy to a file".
+        self.last_copied: tuple[str, str] | None = None
+        self._library: TemplateLibrary | None = None
+        self._startup_notices: list[str] = list(center.notices)
+        self._install_themes()
+        keys = center.settings.get("keys")
+        if isinstance(keys, dict) and keys:
+            self.set_keymap({str(k): str(v) for k, v in keys.items()})
+
+    # --- start-up --------------------------------------------------------------------------------------------
+
+    def _install_themes(self) -> None:
+        try:
+            from visindigo.themes import DEFAULT_THEME, register_themes
+        except ImportError:  # themes are optional decoration; the app works on Textual's own
+            return
+        user_dir = None
+        if self.center.paths is not None:
+            user_dir = self.center.paths.config_dir / "themes"
+        self._startup_notices += [f"theme {p}" for p in register_themes(self, user_dir)]
+        wanted = str(self.center.settings.get("theme") or getattr(DEFAULT_THEME, "name", DEFAULT_THEME))
+        if wanted in self.available_themes:
+            self.theme = wanted
+        else:
+            self._startup_notices.append(
+                f"theme {wanted!r} is not installed; using {self.theme}. Installed: {', '.join(self.available_themes)}"
+            )
+
+    def _apply_choices(self) -> Dialog:
+        """The first dialog, with --provider / --model applied to it; problems become notices."""
+        dialog = Dialog(self.center)
+        provider_id, model_id = self.options.provider, self.options.model
+        if provider_id:
+            if self.center.get_provider(provider_id) is None:
+                known = ", ".join(p.id for p in self.center.providers) or "none configured"
+                self._startup_notices.append(f"--provider {provider_id!r} is not configured (known: {known})")
+            else:
+                dialog.provider_id = provider_id
+        if model_id:
+            dialog.model_id = model_id
+        return dialog
+
+    async def on_mount(self) -> None:
+        first = self._apply_choices()
+        fps = configured_fps(self.center, self.options)
+        if self.options.demo:
+            from .demo import install_demo
+
+            first = await install_demo(self.center, delay=self.options.demo_delay) or first
+        screen = MainScreen(self.center, stream_fps=fps, dialog=first)
+        await self.push_screen(screen)
+        for notice in self._startup_notices:
+            self.notify(notice, severity="warning", timeout=10, markup=False)
+        if not self.center.providers:
+            self.call_after_refresh(self.first_run)
+        elif self.options.demo and self.options.demo_live_question:
+            from .demo import LIVE_QUESTION
+
+            self.call_after_refresh(screen.send, LIVE_QUESTION)
+
+    def first_run(self) -> None:
+        """Nothing is configured: offer the providers found, a form, and the demo."""
+        try:
+            from .screens.first_run import FirstRunScreen  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            self.notify(
+                "No provider is configured. f3 adds one; `visindigo --demo` tries the app without one.",
+                severity="warning",
+                timeout=30,
+            )
+            return
+        self.push_screen(FirstRunScreen(self.center), self._first_run_done)
+
+    async def _first_run_done(self, result: object) -> None:
+        if result == "demo":
+            from .demo import install_demo
+
+            dialog = await install_demo(self.center, delay=self.options.demo_delay)
+            screen = self.main_screen
+            if screen is not None and dialog is not None:
+                await screen.open_dialog(dialog)
+                screen.refresh_tree(dialog.id)
+        main = self.main_screen
+        if main is not None:
+            main.refresh_tree()
+            main._refresh_status()
+
+    @property
+    def main_screen(self) -> MainScreen | None:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+
+    # --- shared services for the screens ------------------------------------------------------------------------
+
+    def template_library(self) -> TemplateLibrary:
+        """The template folder of the config (created on first write), loaded once."""
+        if self._library is None:
+            from visindigo.engine.templates.library import TemplateLibrary
+
+            folder = self.center.settings.get("prompt_dir")
+            if not folder:
+                folder = str(self.center.paths.prompt_dir) if self.center.paths is not None else ""
+            if not folder:
+                folder = str(Path.cwd() / ".visindigo-prompts")
+            self._library = TemplateLibrary(folder)
+        return self._library
+
+    # --- help and palette -------------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen, sections_for
+        from .widgets.composer import ComposerInput
+        from .widgets.dialog_tree import DialogTree
+        from .widgets.message_pane import MessagePane
+
+        sections = sections_for(
+            [
+                ("Everywhere", self),
+                ("Main screen", MainScreen),
+                ("Messages (ctrl+o, then ↑/↓ to pick one)", MessagePane),
+                ("Composer", ComposerInput),
+                ("Dialog tree", DialogTree),
+            ]
+        )
+        keys = self.center.settings.get("keys")
+        self.push_screen(HelpScreen(sections, keymap=keys if isinstance(keys, dict) else None))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Keys", "Every key of the app (f1)", self.action_help)
+
+    async def action_quit(self) -> None:
+        for worker in list(self.workers):
+            worker.cancel()
+        self.exit()

@@ -1,0 +1,48 @@
+"""`visindigo --demo`: the demo provider, its tool, and a dialog that already shows a branch.
+
+The demo model (engine.providers.demo) is deterministic. Seeding runs it instantly: a weather question that
+calls the `get_weather` tool and answers with reasoning, then a regenerated answer in a second branch, so
+◀ 1/2 ▶ is there to try. The app then asks one more question live, so the first thing on screen is a
+reply streaming in with its reasoning.
+"""
+
+from __future__ import annotations
+
+from visindigo.engine import Center, Dialog, Role
+from visindigo.engine.providers.demo import DEMO_PROVIDER_ID, demo_functions, demo_provider
+
+DEMO_TITLE = "Weather in Kyoto (demo)"
+FIRST_QUESTION = "What's the weather in Kyoto?"
+LIVE_QUESTION = "And the weather in Osaka?"
+
+
+async def _run_quietly(dialog: Dialog) -> None:
+    async for _event in dialog.run():
+        pass
+
+
+async def install_demo(center: Center, *, delay: float = 0.02) -> Dialog | None:
+    """Add the demo provider and tool and seed the demo dialogs; returns the dialog to open first.
+
+    Seeding happens once per Center: when the demo provider is already there, nothing is added.
+    """
+    if center.get_provider(DEMO_PROVIDER_ID) is not None:
+        return None
+    provider = demo_provider(delay)
+    center.add_provider(provider)
+    center.default_provider_id = provider.id
+    for function in demo_functions():
+        center.add_function(function)
+    adapter = provider.adapter
+    saved_delay = getattr(adapter, "delay", 0.0)
+    adapter.delay = 0.0  # type: ignore[attr-defined]
+    try:
+        original = center.create_dialog()
+        original.title = DEMO_TITLE
+        original.append_message(Role.USER, FIRST_QUESTION)
+        await _run_quietly(original)
+        branch = center.regenerate(original)
+        await _run_quietly(branch)
+    finally:
+        adapter.delay = saved_delay  # type: ignore[attr-defined]
+    return branch

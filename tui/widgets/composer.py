@@ -1,0 +1,141 @@
+"""The composer: a multi-line input where Enter sends.
+
+Keys were chosen for plain SSH sessions (TERM=xterm-256color, no kitty keyboard protocol), where Shift+Enter
+and Alt+Enter reach the app as a bare Enter. Enter therefore sends, and Ctrl+J — a distinct byte (LF) on
+every terminal — inserts a newline; Shift+Enter and Alt+Enter insert one too on terminals that report them.
+Pasted text (bracketed paste) never sends, however many newlines it holds.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message as TextualMessage
+from textual.widgets import Static, TextArea
+
+NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
+
+
+class ComposerInput(TextArea):
+    """Enter sends; Ctrl+J (or Shift/Alt+Enter where the terminal reports them) starts a new line."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Send", show=False),
+        Binding("ctrl+j", "newline", "New line", show=False),
+    ]
+
+    class Submitted(TextualMessage):
+        """The user pressed Enter with this text."""
+
+        def __init__(self, composer: ComposerInput, text: str) -> None:
+            super().__init__()
+            self.composer = composer
+            self.text = text
+
+        @property
+        def control(self) -> ComposerInput:
+            return self.composer
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.action_submit()
+            return
+        if event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.action_newline()
+            return
+        await super()._on_key(event)
+
+    def action_submit(self) -> None:
+        self.post_message(self.Submitted(self, self.text))
+
+    def action_newline(self) -> None:
+        start, end = self.selection
+        self.replace("\n", start, end, maintain_selection_offset=False)
+
+
+class Composer(Vertical):
+    """The input plus one line saying what Enter will do (send, or send an edit as a new branch)."""
+
+    DEFAULT_CSS = """
+    Composer {
+        height: auto;
+        max-height: 12;
+        padding: 0;
+    }
+    Composer > .mode {
+        height: 1;
+        color: $text-muted;
+        padding: 0 1;
+        display: none;
+    }
+    Composer.-editing > .mode {
+        display: block;
+        color: $text-warning;
+    }
+    Composer > ComposerInput {
+        height: auto;
+        min-height: 3;
+        max-height: 10;
+        border: round $border-blurred;
+        padding: 0 1;
+    }
+    Composer > ComposerInput:focus {
+        border: round $border;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.input = ComposerInput(
+            "",
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            compact=False,
+            highlight_cursor_line=False,
+            placeholder="Message · enter sends · ctrl+j new line · ctrl+p commands · f1 keys",
+            id="composer-input",
+        )
+        self._mode = Static(Content(""), classes="mode")
+        #: Index of the user message being edited, or None when composing a new one.
+        self.editing_index: int | None = None
+        self._saved_draft = ""
+
+    def compose(self) -> ComposeResult:
+        yield self._mode
+        yield self.input
+
+    @property
+    def text(self) -> str:
+        return self.input.text
+
+    def clear(self) -> None:
+        self.input.clear()
+
+    def start_edit(self, index: int, text: str) -> None:
+        """Put message `index` in the box; Enter will send it as a new branch, Esc gives up."""
+        if self.editing_index is None:
+            self._saved_draft = self.input.text
+        self.editing_index = index
+        self.input.load_text(text)
+        self.input.move_cursor(self.input.document.end)
+        self._mode.update(Content(f"editing message {index + 1} · enter sends it as a new branch · esc cancels"))
+        self.add_class("-editing")
+        self.input.focus()
+
+    def stop_edit(self, *, restore_draft: bool = True) -> None:
+        if self.editing_index is None:
+            return
+        self.editing_index = None
+        self.remove_class("-editing")
+        self.input.load_text(self._saved_draft if restore_draft else "")
+        self._saved_draft = ""

@@ -1,0 +1,265 @@
+"""The sidebar: every dialog as a tree (branches nested under the dialog they replaced) and a search box.
+
+The tree is built from `DialogSummary` rows, so listing hundreds of dialogs loads none of their messages.
+A search replaces the tree with a flat list of hits from the store's full-text search until the box is
+cleared. Titles are cleaned and shown as plain `Text`: a title may be the first words a model wrote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message as TextualMessage
+from textual.timer import Timer
+from textual.widgets import Input, Static, Tree
+from textual.widgets.tree import TreeNode
+
+from ..branches import TreeIndex
+from ..sanitize import clean
+
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
+#: Seconds of quiet typing before a search runs.
+SEARCH_DELAY = 0.25
+
+
+def ordinal_mark(number: int) -> str:
+    """②, ③, ... for branches (the original is ①, shown without a mark)."""
+    if number <= 1:
+        return ""
+    return CIRCLED[number - 1] if number <= len(CIRCLED) else f"({number})"
+
+
+def dialog_label(title: str, ordinal: int, *, running: bool = False, current: bool = False) -> Text:
+    text = Text()
+    if running:
+        text.append("● ", style="bold")
+    name = " ".join(clean(title).split()) or "New dialog"
+    text.append(name, style="bold" if current else "")
+    mark = ordinal_mark(ordinal)
+    if mark:
+        text.append(f" {mark}", style="dim")
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One search result: the dialog, the message that matched (-1: the title) and a snippet."""
+
+    dialog_id: str
+    title: str
+    snippet: str = ""
+    message_index: int = -1
+
+
+class DialogTree(Tree[str]):
+    """Dialogs by branch. Enter opens one; Delete asks, then deletes it (its branches move up).
+
+    shift+← parent · shift+↑/↓ previous/next sibling (Textual's tree keys).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("delete", "delete", "Delete dialog", show=False),
+    ]
+
+    class OpenDialog(TextualMessage):
+        def __init__(self, tree: DialogTree, dialog_id: str, message_index: int = -1) -> None:
+            super().__init__()
+            self.tree = tree
+            self.dialog_id = dialog_id
+            self.message_index = message_index
+
+        @property
+        def control(self) -> DialogTree:
+            return self.tree
+
+    class DeleteRequested(TextualMessage):
+        def __init__(self, tree: DialogTree, dialog_id: str) -> None:
+            super().__init__()
+            self.tree = tree
+            self.dialog_id = dialog_id
+
+        @property
+        def control(self) -> DialogTree:
+            return self.tree
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("dialogs", id=id)
+        self.show_root = False
+        self.auto_expand = False
+        self.guide_depth = 2
+        self._hits: dict[str, SearchHit] = {}
+
+    def process_label(self, label: str | Text) -> Text:
+        """Labels are always built as `Text` here; a str is taken literally, never as markup."""
+        text = label if isinstance(label, Text) else Text(clean(label))
+        return text.split()[0] if text.plain else text
+
+    def rebuild(self, index: TreeIndex, current_id: str, running: set[str]) -> None:
+        """Show the whole tree, expanded, with the cursor on the current dialog."""
+        self._hits = {}
+        self.clear()
+        nodes: dict[str, TreeNode[str]] = {}
+
+        def add(parent: TreeNode[str], dialog_id: str) -> None:
+            summary = index.summaries[dialog_id]
+            label = dialog_label(
+                summary.title,
+                index.ordinal(dialog_id),
+                running=dialog_id in running,
+                current=dialog_id == current_id,
+            )
+            children = index.children.get(dialog_id, [])
+            node = parent.add(label, dialog_id, expand=True, allow_expand=bool(children))
+            nodes[dialog_id] = node
+            for child in children:
+                add(node, child)
+
+        for root in reversed(index.roots):  # newest first
+            add(self.root, root)
+        if current_id in nodes:
+            self.move_cursor(nodes[current_id])
+
+    def show_hits(self, hits: list[SearchHit]) -> None:
+        self.clear()
+        self._hits = {}
+        for number, hit in enumerate(hits):
+            label = Text(" ".join(clean(hit.title).split()) or "New dialog", style="bold")
+            if hit.snippet:
+                label.append("  " + " ".join(clean(hit.snippet).split()), style="dim")
+            key = f"{hit.dialog_id}#{number}"
+            self._hits[key] = hit
+            self.root.add_leaf(label, key)
+        if hits:
+            self.move_cursor(self.root.children[0])
+
+    def node_for(self, dialog_id: str) -> TreeNode[str] | None:
+        stack = list(self.root.children)
+        while stack:
+            node = stack.pop()
+            if node.data == dialog_id:
+                return node
+            stack.extend(node.children)
+        return None
+
+    def _selected(self) -> tuple[str, int] | None:
+        node = self.cursor_node
+        if node is None or node.data is None:
+            return None
+        hit = self._hits.get(node.data)
+        if hit is not None:
+            return hit.dialog_id, hit.message_index
+        return node.data, -1
+
+    @on(Tree.NodeSelected)
+    def _open(self, event: Tree.NodeSelected[str]) -> None:
+        event.stop()
+        selected = self._selected()
+        if selected is not None:
+            self.post_message(self.OpenDialog(self, *selected))
+
+    def action_delete(self) -> None:
+        selected = self._selected()
+        if selected is not None:
+            self.post_message(self.DeleteRequested(self, selected[0]))
+
+
+class Sidebar(Vertical):
+    """The search box above the dialog tree."""
+
+    DEFAULT_CSS = """
+    Sidebar {
+        width: 30;
+        height: 1fr;
+        border-right: solid $panel;
+    }
+    Sidebar > Input {
+        border: none;
+        height: 1;
+        padding: 0 1;
+        background: $surface;
+    }
+    Sidebar > Input:focus {
+        background: $boost;
+    }
+    Sidebar > .hint {
+        color: $text-muted;
+        height: auto;
+        padding: 0 1;
+        display: none;
+    }
+    Sidebar > .hint.-shown {
+        display: block;
+    }
+    Sidebar > DialogTree {
+        height: 1fr;
+        overflow-x: hidden;
+        background: transparent;
+        padding: 0;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
+    class SearchChanged(TextualMessage):
+        """The search text settled on `query` ("" = show the tree again)."""
+
+        def __init__(self, sidebar: Sidebar, query: str) -> None:
+            super().__init__()
+            self.sidebar = sidebar
+            self.query = query
+
+        @property
+        def control(self) -> Sidebar:
+            return self.sidebar
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.search_input = Input(placeholder="/ search dialogs", id="dialog-search")
+        self.dialog_tree = DialogTree(id="dialog-tree")
+        self.hint = Static(Content(""), classes="hint")
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self.search_input
+        yield self.hint
+        yield self.dialog_tree
+
+    @property
+    def query_text(self) -> str:
+        return self.search_input.value.strip()
+
+    def set_hint(self, text: str) -> None:
+        self.hint.update(Content(text))
+        self.hint.set_class(bool(text), "-shown")
+
+    @on(Input.Changed, "#dialog-search")
+    def _typed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(SEARCH_DELAY, self._settled)
+
+    @on(Input.Submitted, "#dialog-search")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._timer is not None:
+            self._timer.stop()
+        self._settled()
+        self.dialog_tree.focus()
+
+    def _settled(self) -> None:
+        self._timer = None
+        self.post_message(self.SearchChanged(self, self.query_text))
+
+    def clear_search(self) -> None:
+        if self.search_input.value:
+            self.search_input.value = ""
+            if self._timer is not None:
+                self._timer.stop()
+            self._settled()

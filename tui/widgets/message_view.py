@@ -1,0 +1,433 @@
+"""One message of the dialog on screen: a gutter naming who spoke, and the body.
+
+Assistant text is Markdown (links never open by themselves: a click posts `Markdown.LinkClicked`, which the
+screen turns into a confirmation); user text is shown exactly as typed; a tool result is a collapsible block
+with the call's name, arguments, result, duration and error state. Everything shown passes through
+`sanitize.clean`, and every piece of text goes in as `Content`, so model output can neither send escape
+sequences to the terminal nor be read as Textual markup.
+
+A streaming reply is a view without an index yet: text arrives through `write` (a `MarkdownStream` underneath),
+and `finish` binds it to the message the dialog appended and renders it once in full.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.css.query import NoMatches
+from textual.events import Click
+from textual.message import Message as TextualMessage
+from textual.widget import Widget
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from visindigo.engine import Message, Role
+
+from ..sanitize import StreamCleaner, clean
+
+#: Characters of a tool result or arguments shown in a block; the model received all of it.
+TOOL_TEXT_LIMIT = 20_000
+#: Characters of a tool call summary in the block's title line.
+SUMMARY_LIMIT = 60
+
+GUTTER = {
+    Role.USER: "you",
+    Role.PROMPT: "tpl",
+    Role.ASSISTANT: "ai",
+    Role.TOOL: "⚙",
+    Role.SYSTEM: "sys",
+}
+
+
+def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, saying how many were left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n… ({len(text) - limit:,} more characters)"
+
+
+def one_line(text: str, limit: int = SUMMARY_LIMIT) -> str:
+    """A single-line summary of `text` for a title bar."""
+    flat = " ".join(clean(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def format_arguments(arguments: dict[str, Any] | str) -> str:
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            return clean(arguments)
+    if not arguments:
+        return "(no arguments)"
+    try:
+        return clean(json.dumps(arguments, indent=2, ensure_ascii=False))
+    except (TypeError, ValueError):
+        return clean(repr(arguments))
+
+
+def call_signature(name: str, arguments: dict[str, Any] | str) -> str:
+    """`name(key="value", ...)`, shortened, as the block's title shows it."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            return f"{clean(name)}({one_line(str(arguments), 30)})"
+    if isinstance(arguments, dict):
+        inner = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
+    else:
+        inner = json.dumps(arguments, ensure_ascii=False)
+    return f"{clean(name)}({one_line(inner, 40)})"
+
+
+class AlternativeSwitch(Horizontal):
+    """◀ n/m ▶ : steps through the dialogs that part from this one at this message."""
+
+    DEFAULT_CSS = """
+    AlternativeSwitch {
+        width: auto;
+        height: 1;
+    }
+    AlternativeSwitch > Static {
+        width: auto;
+        color: $text-accent;
+    }
+    AlternativeSwitch > .arrow:hover {
+        text-style: reverse;
+    }
+    """
+
+    def __init__(self, position: int, total: int) -> None:
+        super().__init__()
+        self.position = position
+        self.total = total
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("◀"), classes="arrow previous")
+        yield Static(Content(f" {self.position}/{self.total} "), classes="count")
+        yield Static(Content("▶"), classes="arrow next")
+
+    def on_click(self, event: Click) -> None:
+        widget = event.widget
+        if widget is None or not widget.has_class("arrow"):
+            return
+        event.stop()
+        view = next((a for a in self.ancestors if isinstance(a, MessageView)), None)
+        if view is not None:
+            view.post_message(MessageView.StepAlternative(view, -1 if widget.has_class("previous") else 1))
+
+
+class ToolBody(Vertical):
+    """Arguments and result of a tool call, inside the collapsible block."""
+
+    DEFAULT_CSS = """
+    ToolBody { height: auto; }
+    ToolBody > .label { color: $text-muted; }
+    ToolBody > .code { background: $background; padding: 0 1; }
+    """
+
+
+class MessageView(Widget):
+    """A message on screen. The message pane's cursor picks one to act on (copy, edit, regenerate, ...)."""
+
+    DEFAULT_CSS = """
+    MessageView {
+        height: auto;
+        layout: horizontal;
+        padding: 0 1 0 0;
+        margin: 0 0 1 0;
+    }
+    MessageView > .gutter {
+        width: 4;
+        color: $text-muted;
+        text-style: bold;
+    }
+    MessageView.-user > .gutter, MessageView.-prompt > .gutter { color: $text-primary; }
+    MessageView.-assistant > .gutter { color: $text-success; }
+    MessageView.-tool > .gutter { color: $text-warning; }
+    MessageView.-cursor > .gutter {
+        background: $primary 40%;
+    }
+    MessageView > .main {
+        width: 1fr;
+        height: auto;
+    }
+    MessageView .plain {
+        width: 1fr;
+    }
+    MessageView Markdown {
+        margin: 0;
+        padding: 0;
+        background: transparent;
+    }
+    MessageView Markdown > MarkdownBlock:first-child {
+        margin-top: 0;
+    }
+    MessageView Markdown > MarkdownBlock:last-child {
+        margin-bottom: 0;
+    }
+    MessageView .meta {
+        height: 1;
+        width: 1fr;
+        color: $text-muted;
+        display: none;
+    }
+    MessageView .meta.-shown {
+        display: block;
+    }
+    MessageView .meta > .status {
+        width: 1fr;
+    }
+    MessageView.-interrupted .status, MessageView.-failed .status {
+        color: $text-warning;
+    }
+    MessageView Collapsible {
+        background: transparent;
+        border-top: none;
+        padding: 0;
+    }
+    MessageView Collapsible.-error CollapsibleTitle {
+        color: $text-error;
+    }
+    MessageView Collapsible.-running CollapsibleTitle {
+        color: $text-accent;
+    }
+    MessageView Collapsible Contents {
+        padding: 0 0 0 2;
+    }
+    """
+
+    class StepAlternative(TextualMessage):
+        """◀ or ▶ was clicked: open the previous (-1) or next (+1) alternative at this message."""
+
+        def __init__(self, view: MessageView, step: int) -> None:
+            super().__init__()
+            self.view = view
+            self.step = step
+
+        @property
+        def control(self) -> MessageView:
+            return self.view
+
+    def __init__(self, message: Message, index: int | None, *, streaming: bool = False) -> None:
+        role_class = f"-{message.role.name.lower()}"
+        super().__init__(classes=role_class)
+        self.message = message
+        self.index = index
+        self.streaming = streaming
+        #: For a tool result: the id of the call (a block may exist before its message does).
+        self.call_id = message.tool_call_id
+        self._stream: MarkdownStream | None = None
+        self._cleaner: StreamCleaner | None = None
+        self._alternatives: tuple[int, int] | None = None
+        self._tool_state: dict[str, Any] = {}
+        self._set_status_classes()
+
+    # --- composing ---------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content(GUTTER.get(self.message.role, "?")), classes="gutter")
+        with Vertical(classes="main"):
+            yield from self._compose_body()
+            with Horizontal(classes="meta"):
+                yield Static(Content(""), classes="status")
+
+    def _compose_body(self) -> ComposeResult:
+        message = self.message
+        if message.role is Role.ASSISTANT:
+            if message.content or self.streaming or not message.tool_calls:
+                yield Markdown(clean(message.content), open_links=False, classes="body")
+            for call in message.parsed_tool_calls():
+                function = call.get("function") or {}
+                signature = call_signature(str(function.get("name", "?")), function.get("arguments") or "")
+                yield Static(Content.assemble(("→ ", "dim"), signature), classes="plain calls")
+        elif message.role is Role.TOOL:
+            yield self._tool_block()
+        else:
+            text = clean(message.content)
+            if message.role is Role.PROMPT and message.name:
+                text = f"[{clean(message.name)}]\n{text}"
+            yield Static(Content(text), classes="plain body")
+
+    def on_mount(self) -> None:
+        self._refresh_meta()
+
+    # --- state shown in the meta line --------------------------------------------------------------------
+
+    def _set_status_classes(self) -> None:
+        status = self.message.meta.get("status", "")
+        self.set_class(status == "interrupted", "-interrupted")
+        self.set_class(status == "incomplete", "-failed")
+        self.set_class(self.streaming, "-streaming")
+
+    def _status_text(self) -> str:
+        parts = []
+        if self.streaming:
+            parts.append("streaming…")
+        status = self.message.meta.get("status", "")
+        if status == "interrupted":
+            parts.append("interrupted")
+        elif status == "incomplete":
+            parts.append("incomplete")
+        return " · ".join(parts)
+
+    def _refresh_meta(self) -> None:
+        try:
+            meta = self.query_one(".meta", Horizontal)
+        except NoMatches:  # not composed yet: on_mount will do it
+            return
+        status = self._status_text()
+        meta.query_one(".status", Static).update(Content(status))
+        existing = meta.query(AlternativeSwitch)
+        if self._alternatives is None:
+            existing.remove()
+        else:
+            position, total = self._alternatives
+            switch = existing.first() if existing else None
+            if switch is None or (switch.position, switch.total) != (position, total):
+                existing.remove()
+                meta.mount(AlternativeSwitch(position, total))
+        meta.set_class(bool(status) or self._alternatives is not None, "-shown")
+
+    def set_alternatives(self, position: int, total: int) -> None:
+        """Show ◀ position/total ▶ (1-based); `total` < 2 hides it."""
+        self._alternatives = (position, total) if total > 1 else None
+        self._refresh_meta()
+
+    @property
+    def alternatives(self) -> tuple[int, int] | None:
+        return self._alternatives
+
+    # --- streaming -----------------------------------------------------------------------------------------
+
+    def start_stream(self) -> None:
+        """Begin receiving the answer piece by piece (the view was made with `streaming=True`)."""
+        markdown = self.query_one(Markdown)
+        self._cleaner = StreamCleaner()
+        self._stream = Markdown.get_stream(markdown)
+
+    async def write(self, fragment: str) -> None:
+        """Append raw answer text (cleaned here; an escape sequence split across calls is still caught)."""
+        if self._stream is None or self._cleaner is None:
+            return
+        text = self._cleaner.feed(fragment)
+        if text:
+            self.message.content += text
+            await self._stream.write(text)
+
+    async def stop_stream(self) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        self._cleaner = None
+
+    async def finish(self, message: Message, index: int) -> None:
+        """Bind the streamed view to the dialog's message and render it once in full."""
+        await self.stop_stream()
+        self.streaming = False
+        self.index = index
+        self.message = message
+        self._set_status_classes()
+        markdowns = self.query(Markdown)
+        if markdowns and (message.content or not message.tool_calls):
+            await markdowns.first().update(clean(message.content))
+            calls = self.query(".calls")
+            await calls.remove()
+            main = self.query_one(".main", Vertical)
+            meta = main.query_one(".meta")
+            widgets = [w for w in self._compose_body() if not isinstance(w, Markdown)]
+            if widgets:
+                await main.mount_all(widgets, before=meta)
+        else:
+            await self.recompose_body()
+        self._refresh_meta()
+
+    async def abandon(self) -> None:
+        """The stream produced no message (an empty answer): stop and leave."""
+        await self.stop_stream()
+        await self.remove()
+
+    async def recompose_body(self) -> None:
+        """Rebuild the body from `self.message` (after it was rewritten)."""
+        main = self.query_one(".main", Vertical)
+        meta = main.query_one(".meta")
+        for child in list(main.children):
+            if child is not meta:
+                await child.remove()
+        await main.mount_all(list(self._compose_body()), before=meta)
+        self._set_status_classes()
+        self._refresh_meta()
+
+    async def update_message(self, message: Message) -> None:
+        self.message = message
+        self.call_id = message.tool_call_id or self.call_id
+        await self.recompose_body()
+
+    # --- tool calls ----------------------------------------------------------------------------------------
+
+    def _tool_block(self) -> Collapsible:
+        state = self._tool_state
+        name = str(state.get("name") or self.message.name or self.message.meta.get("function_id") or "tool")
+        arguments = state.get("arguments", self.message.meta.get("arguments", ""))
+        running = bool(state.get("running"))
+        result = state.get("result", self.message.content)
+        is_error = bool(state.get("is_error", self.message.meta.get("is_error", False)))
+        duration = state.get("duration", self.message.meta.get("duration"))
+        if running:
+            tail = "running…"
+        else:
+            tail = ("✗ " if is_error else "→ ") + one_line(str(result), 40)
+            if isinstance(duration, int | float) and duration > 0:
+                tail += f" · {duration:.2f}s"
+        title = Content.assemble(call_signature(name, arguments), ("  ", ""), tail)
+        body = ToolBody(
+            Static(Content("arguments"), classes="label"),
+            Static(Content(clip(format_arguments(arguments), TOOL_TEXT_LIMIT)), classes="code"),
+            Static(Content("error" if is_error else "result"), classes="label"),
+            Static(Content(clip(clean(str(result)), TOOL_TEXT_LIMIT) or "(empty)"), classes="code"),
+        )
+        classes = "-error" if is_error else ("-running" if running else "")
+        block = Collapsible(body, title=title, collapsed=True, classes=classes)  # type: ignore[arg-type]
+        return block
+
+    async def set_tool_state(self, **state: Any) -> None:
+        """Update a tool block: name, arguments, running, result, is_error, duration."""
+        self._tool_state.update(state)
+        collapsed = True
+        existing = self.query(Collapsible)
+        if existing:
+            collapsed = existing.first().collapsed
+        await self.recompose_body()
+        for block in self.query(Collapsible):
+            block.collapsed = collapsed
+
+    # --- actions ---------------------------------------------------------------------------------------------
+
+    def copy_text(self) -> str:
+        """The text copying this message gives (tool results: the result; calls: their JSON)."""
+        message = self.message
+        if message.role is Role.TOOL:
+            return clean(str(self._tool_state.get("result", message.content)))
+        if message.content:
+            return clean(message.content)
+        return message.tool_calls
+
+    def toggle_tool(self) -> bool:
+        """Expand or collapse this view's tool block; False when it has none."""
+        blocks = self.query(Collapsible)
+        for block in blocks:
+            block.collapsed = not block.collapsed
+        return bool(blocks)
+
+    def set_cursor(self, on: bool) -> None:
+        self.set_class(on, "-cursor")
+
+    def on_click(self) -> None:
+        pane = self.parent
+        select = getattr(pane, "select_view", None)
+        if callable(select):
+            select(self)

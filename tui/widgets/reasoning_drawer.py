@@ -1,0 +1,105 @@
+"""The reasoning drawer: the thinking behind the message under the cursor, live while it streams.
+
+Reasoning is plain text to us (models write loose Markdown in it, but it is a scratchpad, not an answer), so
+it is shown as `Content` after cleaning; streaming appends to a list and re-renders at the screen's frame
+rate, never per token.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from ..sanitize import StreamCleaner, clean
+
+
+class ReasoningDrawer(Vertical):
+    """Shows one message's reasoning; `follow_stream` makes it track the answer being generated."""
+
+    DEFAULT_CSS = """
+    ReasoningDrawer {
+        width: 32;
+        height: 1fr;
+        border-left: solid $panel;
+        padding: 0 0 0 1;
+    }
+    ReasoningDrawer > .title {
+        color: $text-muted;
+        text-style: bold;
+        height: 1;
+    }
+    ReasoningDrawer > VerticalScroll {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+    }
+    ReasoningDrawer .text {
+        color: $text-muted;
+        text-style: italic;
+    }
+    ReasoningDrawer .empty {
+        color: $text-disabled;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._title = Static(Content("reasoning"), classes="title")
+        self._text = Static(Content(""), classes="text")
+        self._scroll = VerticalScroll(self._text, can_focus=False)
+        self._parts: list[str] = []
+        self._cleaner: StreamCleaner | None = None
+        self._round = -1
+        self._shown = 0
+        #: What the drawer shows: "stream" (the answer being generated) or "message" (the cursor's).
+        self.source = "message"
+
+    def compose(self) -> ComposeResult:
+        yield self._title
+        yield self._scroll
+
+    @property
+    def text(self) -> str:
+        """What the drawer shows now (without the placeholder)."""
+        return "".join(self._parts)
+
+    def show(self, reasoning: str, title: str = "reasoning") -> None:
+        """Show a finished message's reasoning."""
+        self.source = "message"
+        self._cleaner = None
+        self._parts = [clean(reasoning)] if reasoning else []
+        self._title.update(Content(title))
+        self._render_text()
+        self._scroll.scroll_home(animate=False, immediate=True)
+
+    def start_stream(self, round_number: int, title: str = "reasoning · live") -> None:
+        self.source = "stream"
+        self._round = round_number
+        self._shown = 0
+        self._parts = []
+        self._cleaner = StreamCleaner()
+        self._title.update(Content(title))
+        self._render_text()
+        self._scroll.anchor()
+
+    def feed(self, round_number: int, parts: list[str]) -> bool:
+        """Take the reasoning parts of the streaming round not shown yet; True if anything changed."""
+        if self.source != "stream" or round_number != self._round or self._cleaner is None:
+            return False
+        if len(parts) <= self._shown:
+            return False
+        fresh = self._cleaner.feed("".join(parts[self._shown :]))
+        self._shown = len(parts)
+        if fresh:
+            self._parts.append(fresh)
+            self._render_text()
+        return bool(fresh)
+
+    def _render_text(self) -> None:
+        if self._parts:
+            self._text.update(Content("".join(self._parts)))
+            self._text.set_classes("text")
+        else:
+            self._text.update(Content("No reasoning for this message."))
+            self._text.set_classes("empty")

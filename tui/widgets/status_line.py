@@ -1,0 +1,63 @@
+"""The status line: provider · model · capability marks · tokens in/out · live tokens per second."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.widgets import Static
+
+from ..sanitize import clean
+
+
+@dataclass(frozen=True, slots=True)
+class StatusInfo:
+    provider: str = ""
+    model: str = ""
+    marks: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    tokens_per_second: float = 0.0
+    state: str = ""
+
+
+def _count(value: int) -> str:
+    if value >= 100_000:
+        return f"{value / 1000:.0f}k"
+    if value >= 10_000:
+        return f"{value / 1000:.1f}k"
+    return str(value)
+
+
+class StatusLine(Static):
+    """One line under the composer; `show(StatusInfo)` redraws it only when something changed."""
+
+    DEFAULT_CSS = """
+    StatusLine {
+        height: 1;
+        width: 1fr;
+        background: $panel;
+        color: $text-muted;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(Content(""), id=id)
+        self.info = StatusInfo()
+
+    def show(self, info: StatusInfo) -> None:
+        if info == self.info and self.content:
+            return
+        self.info = info
+        provider = clean(info.provider) or "no provider"
+        model = clean(info.model) or "no model"
+        pieces: list[tuple[str, str] | str] = [(provider, "bold"), " · ", model]
+        if info.marks:
+            pieces += [" · ", (info.marks, "bold")]
+        pieces += [f" · in {_count(info.input_tokens)} out {_count(info.output_tokens)}"]
+        if info.tokens_per_second > 0:
+            pieces += [f" · {info.tokens_per_second:.0f} tok/s"]
+        if info.state:
+            pieces += ["  ", (info.state, "bold")]
+        self.update(Content.assemble(*pieces))

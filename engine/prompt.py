@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from .message import Message, Role
-from .templates.fields import TemplateField, checkbox_value
-from .templates.syntax import Placeholder, SyntaxProblem, scan
-from .templates.system import Clock, is_system_variable, local_now, system_values
+from .templates.fields import TemplateField
+from .templates.render import Segment, resolve_values, segments
+from .templates.syntax import SyntaxProblem, scan
+from .templates.system import Clock, is_system_variable
 
 #: `{{ name }}`: the spec's plain placeholder. Typed placeholders are found by `templates.syntax.scan`.
 PLACEHOLDER = re.compile(r"\{\{\s*([^\W\d][\w.-]*)\s*\}\}")
@@ -73,8 +73,12 @@ class Prompt:
 
     def fill(self, variables: Mapping[str, object] | None = None, *, clock: Clock | None = None) -> str:
         """The rendered text alone (what `render()` puts in the message)."""
-        values = _resolved(self.content, self.fields(), variables or {}, clock)
-        return _substitute(self.content, scan(self.content).placeholders, values)
+        return "".join(segment.text for segment in self.segments(variables, clock=clock))
+
+    def segments(self, variables: Mapping[str, object] | None = None, *, clock: Clock | None = None) -> list[Segment]:
+        """The rendered text in runs, each placeholder left as written marked with its name (for previews)."""
+        values = resolve_values(self.content, self.fields(), variables or {}, clock)
+        return segments(self.content, values)
 
     def unfilled(self, variables: Mapping[str, object] | None = None) -> list[str]:
         """The variables that `render(variables)` would leave as written, in order of first appearance."""
@@ -107,42 +111,3 @@ class Prompt:
             description=str(data.get("description", "")),
             tags=tuple(str(t) for t in tags) if isinstance(tags, Iterable) and not isinstance(tags, str) else (),
         )
-
-
-def _resolved(
-    content: str, specs: list[TemplateField], given: Mapping[str, object], clock: Clock | None
-) -> dict[str, str]:
-    """The text for every placeholder name that gets filled; names missing here stay as written."""
-    values: dict[str, str] = {}
-    for spec in specs:
-        if spec.name in given:
-            raw = given[spec.name]
-            values[spec.name] = checkbox_value(raw) if spec.type == "checkbox" else _text(raw)
-        elif spec.default is not None:
-            values[spec.name] = spec.default
-    names = {p.name for p in scan(content).placeholders if is_system_variable(p.name)}
-    if names:
-        now: datetime = (clock or local_now)()
-        system = system_values(now)
-        for name in names:
-            values[name] = _text(given[name]) if name in given else system[name]
-    return values
-
-
-def _substitute(content: str, placeholders: tuple[Placeholder, ...], values: Mapping[str, str]) -> str:
-    parts: list[str] = []
-    position = 0
-    for placeholder in placeholders:
-        if placeholder.name not in values:
-            continue
-        parts.append(content[position : placeholder.start])
-        parts.append(values[placeholder.name])
-        position = placeholder.end
-    parts.append(content[position:])
-    return "".join(parts)
-
-
-def _text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return value if isinstance(value, str) else str(value)

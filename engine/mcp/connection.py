@@ -62,11 +62,17 @@ def _log_file_name(name: str) -> str:
 class ServerConnection:
     """The running (or stopped) instance of one server config."""
 
-    def __init__(self, server: MCPServer, *, log_dir: Path | None, startup_timeout: float) -> None:
+    def __init__(
+        self, server: MCPServer, *, log_dir: Path | None, startup_timeout: float, list_refresh: float = 30.0
+    ) -> None:
         self.server = server
         self.fingerprint = fingerprint(server)
         self.log_path = log_dir / _log_file_name(server.name) if log_dir is not None else None
         self.startup_timeout = startup_timeout
+        #: Seconds after which a run asks a running server for its tools again.
+        self.list_refresh = list_refresh
+        self._listed_at = 0.0
+        self._lists_changed = False
         self.state = ServerState.STOPPED
         self.error = ""
         self.tools: list[ToolInfo] = []
@@ -139,13 +145,24 @@ class ServerConnection:
 
     # --- lifecycle ----------------------------------------------------------------------------------------
 
-    async def ensure_running(self) -> None:
-        """Start the server unless it is running; raise `MCPServerError` saying why it cannot be."""
-        if self.is_running:
+    def _listing_due(self) -> bool:
+        return self._lists_changed or time.monotonic() - self._listed_at >= self.list_refresh
+
+    async def ensure_running(self, *, fresh_lists: bool = False) -> None:
+        """Start the server unless it is running; raise `MCPServerError` saying why it cannot be.
+
+        With `fresh_lists` (a run is about to begin), a running server whose tool list is older than
+        `list_refresh` seconds, or that announced a change, is asked again; that also finds a server that
+        died while idle, which is then restarted here instead of failing the model's first call.
+        """
+        if self.is_running and not (fresh_lists and self._listing_due()):
             return
         async with self._lock:
             if self.is_running:
-                return
+                if fresh_lists and self._listing_due():
+                    await self._refresh_lists()
+                if self.is_running:
+                    return
             await self._stop_locked(keep_error=True)
             self.state = ServerState.STARTING
             self.error = ""
@@ -196,6 +213,7 @@ class ServerConnection:
                     read_timeout_seconds=self.server.timeout,
                     client_info=Implementation(name="visindigo", version="0.1.0"),
                     logging_callback=self._on_log_message,
+                    message_handler=self._on_message,
                     cache=None,
                 )
                 async with client:
@@ -204,6 +222,8 @@ class ServerConnection:
                     self.server_version = f"{info.name} {info.version}" if info is not None else ""
                     self.tools = await self._list_tools(client)
                     self.prompts = await self._list_prompts(client)
+                    self._listed_at = time.monotonic()
+                    self._lists_changed = False
                     self._client = client
                     if not ready.done():
                         ready.set_result(None)
@@ -257,6 +277,32 @@ class ServerConnection:
         )
         self._client = None
         self._stop.set()
+
+    async def _on_message(self, message: Any) -> None:
+        """Handshake-era servers announce list changes on their own; note it for the next run."""
+        if getattr(message, "method", "") in ("notifications/tools/list_changed", "notifications/prompts/list_changed"):
+            self._lists_changed = True
+
+    async def _refresh_lists(self) -> None:
+        """List tools and prompts again; a connection that turns out dead is marked for a restart."""
+        from mcp.shared.exceptions import MCPError
+
+        client = self._client
+        if client is None:
+            return
+        self._lists_changed = False
+        try:
+            self.tools = await self._list_tools(client)
+            self.prompts = await self._list_prompts(client)
+        except MCPError as error:
+            if error.code == _CONNECTION_CLOSED:
+                self._on_stream_end()
+            else:  # keep the lists we have; the server may still run the tools
+                log.info("MCP server %r could not list its tools again: %s", self.name, error)
+        except Exception as error:  # transport failure: start over
+            log.info("MCP server %r failed while listing its tools: %s", self.name, type(error).__name__)
+            self._on_stream_end()
+        self._listed_at = time.monotonic()
 
     async def _list_tools(self, client: Client) -> list[ToolInfo]:
         tools: list[ToolInfo] = []

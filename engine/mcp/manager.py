@@ -22,6 +22,8 @@ from .tool import MCPToolFunction
 
 #: How long a server may take to start and answer its handshake (a `uvx` first run downloads packages).
 DEFAULT_STARTUP_TIMEOUT = 60.0
+#: A run re-reads the tool list of a server listed longer ago than this (servers may add tools while running).
+DEFAULT_LIST_REFRESH = 30.0
 
 
 class MCPManager:
@@ -31,9 +33,16 @@ class MCPManager:
     without it, those are discarded — never shown on the screen either way.
     """
 
-    def __init__(self, log_dir: Path | None = None, *, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT) -> None:
+    def __init__(
+        self,
+        log_dir: Path | None = None,
+        *,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        list_refresh: float = DEFAULT_LIST_REFRESH,
+    ) -> None:
         self.log_dir = log_dir
         self.startup_timeout = startup_timeout
+        self.list_refresh = list_refresh
         self._connections: dict[tuple[str, str], ServerConnection] = {}
         #: The config most recently used under each name: what `status(name)` and `restart(name)` refer to.
         self._latest: dict[str, tuple[str, str]] = {}
@@ -49,7 +58,9 @@ class MCPManager:
         key = (server.name, fingerprint(server))
         connection = self._connections.get(key)
         if connection is None:
-            connection = ServerConnection(server, log_dir=self.log_dir, startup_timeout=self.startup_timeout)
+            connection = ServerConnection(
+                server, log_dir=self.log_dir, startup_timeout=self.startup_timeout, list_refresh=self.list_refresh
+            )
             self._connections[key] = connection
         previous = self._latest.get(server.name)
         self._latest[server.name] = key
@@ -73,7 +84,9 @@ class MCPManager:
             if server.enabled and server.name not in seen:
                 seen.add(server.name)
                 connections.append(self._connection(server))
-        outcomes = await asyncio.gather(*(c.ensure_running() for c in connections), return_exceptions=True)
+        outcomes = await asyncio.gather(
+            *(c.ensure_running(fresh_lists=True) for c in connections), return_exceptions=True
+        )
         running: list[ServerConnection] = []
         failures: list[str] = []
         for connection, outcome in zip(connections, outcomes, strict=True):

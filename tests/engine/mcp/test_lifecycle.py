@@ -148,3 +148,36 @@ async def test_the_log_file_gets_stderr_and_a_header_without_secrets(
     text = Path(log_path).read_text(encoding="utf-8")
     assert "starting 'logged' (stdio)" in text and "toolbox: started" in text
     assert "hush-hush-value" not in text
+
+
+async def test_a_run_sees_tools_added_since_the_last_listing(tmp_path: Path) -> None:
+    manager = MCPManager(tmp_path, list_refresh=0.0)
+    try:
+        functions = {f.id: f for f in await manager.functions_for([toolbox()])}
+        assert "toolbox__extra" not in functions
+        await run_function(functions["toolbox__grow"], "grow", '{"name": "extra"}')
+        functions = {f.id: f for f in await manager.functions_for([toolbox()])}
+        assert (await run_function(functions["toolbox__extra"], "extra", "{}")).text == '{"content":"grown"}'
+    finally:
+        await manager.aclose()
+
+
+async def test_without_a_refresh_due_the_listing_is_reused(manager: MCPManager) -> None:
+    functions = {f.id: f for f in await manager.functions_for([toolbox()])}
+    await run_function(functions["toolbox__grow"], "grow", '{"name": "later"}')
+    assert "toolbox__later" not in {f.id for f in await manager.functions_for([toolbox()])}
+    assert manager.status("toolbox").tool_count == len(functions)
+
+
+async def test_a_server_that_died_while_idle_is_restarted_before_the_run(manager: MCPManager) -> None:
+    import os
+    import signal
+
+    first = await server_pid(manager, toolbox())
+    os.kill(first, signal.SIGKILL)
+    for _ in range(100):
+        if manager.status("toolbox").state is ServerState.FAILED:
+            break
+        await asyncio.sleep(0.05)
+    assert manager.status("toolbox").state is ServerState.FAILED
+    assert await server_pid(manager, toolbox()) != first

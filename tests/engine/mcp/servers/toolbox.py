@@ -109,6 +109,17 @@ def pid() -> str:
     return str(os.getpid())
 
 
+@server.tool(structured_output=False)
+def grow(name: str) -> str:
+    """Add a tool called `name` (which answers "grown") while the server runs."""
+
+    def grown() -> str:
+        return "grown"
+
+    server.add_tool(grown, name=name, description="Added at run time.", structured_output=False)
+    return f"added {name}"
+
+
 @server.prompt(description="Ask for a review of some code.")
 def review(code: str, language: str = "python") -> list[UserMessage | AssistantMessage]:
     return [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -30,3 +32,10 @@ class ScreenHost(App[None]):
     def on_mount(self) -> None:
         self.theme = self._theme_name
         self.push_screen(self._make_screen(), self.results.append)
+
+
+def screen_text(app: App[object]) -> str:
+    """Everything on the terminal as plain text (from the screenshot SVG), to assert what the user sees."""
+    svg = app.export_screenshot()
+    body = svg[svg.index("<g class=\"terminal"):] if "<g class=\"terminal" in svg else svg
+    return html.unescape(re.sub(r"<[^>]+>", "", body)).replace("\xa0", " ")

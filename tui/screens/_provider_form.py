@@ -24,7 +24,7 @@ from visindigo.engine.providers.models import DEFAULT_LISTED_CAPABILITIES
 from ._common import FORM_CSS, ModalFrame
 
 KINDS: list[tuple[str, str]] = [("OpenAI-compatible", "openai"), ("Anthropic", "anthropic")]
-DEFAULT_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
+DEFAULT_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com/v1"}
 PROVIDER_ID = r"^[A-Za-z0-9_-]{1,64}$"
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 URL = r"^https?://[^\s/]+\S*$"

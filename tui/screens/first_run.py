@@ -30,6 +30,13 @@ from ._common import ModalFrame, safe, sanitize
 from ._provider_form import ProviderDraft, ProviderFormScreen
 
 Discoverer = Callable[[], Awaitable[Sequence[Any]]]
+_FROM_CENTER: Any = object()
+
+
+async def _discover_default() -> Sequence[Any]:
+    from visindigo.engine.providers.discovery import discover_providers
+
+    return await discover_providers()
 
 
 @dataclass(frozen=True)
@@ -49,9 +56,11 @@ class Offer:
 
 
 def as_offer(found: Any) -> Offer:
-    """Read one discovery result, whatever its exact shape: a `Provider`, or an object holding one (`provider`)
-    or describing one (`id`, `kind`, `base_url`, `api_key_env`, `models`), with a `source`/`description`."""
+    """Read one discovery result: a `DiscoveredProvider` (`to_provider()`), a `Provider`, an object holding one
+    (`provider`) or describing one (`id`, `kind`, `base_url`, `api_key_env`, `models`)."""
     provider = found if isinstance(found, Provider) else getattr(found, "provider", None)
+    if not isinstance(provider, Provider) and callable(getattr(found, "to_provider", None)):
+        provider = found.to_provider()
     if not isinstance(provider, Provider):
         models = [m if isinstance(m, ModelInfo) else ModelInfo(str(m)) for m in getattr(found, "models", ()) or ()]
         provider = Provider(
@@ -63,13 +72,17 @@ def as_offer(found: Any) -> Offer:
             models=models,
         )
     source = ""
-    for attribute in ("source", "description", "reason", "detail"):
+    for attribute in ("description", "detail"):
         value = getattr(found, attribute, "")
         if isinstance(value, str) and value:
             source = value
             break
     if not source:
-        source = f"key in ${provider.api_key_env}" if provider.api_key_env else f"server at {provider.base_url}"
+        if provider.api_key_env:
+            source = f"key in ${provider.api_key_env}"
+        else:
+            count = len(provider.models)
+            source = f"server at {provider.base_url}" + (f", {count} model{'s' if count != 1 else ''}" if count else "")
     return Offer(provider, source)
 
 
@@ -101,14 +114,21 @@ class FirstRunScreen(ModalFrame[FirstRunChoice]):
     }
     """
 
-    def __init__(self, discovered: Sequence[Any] | Discoverer = (), *, paths: Paths | None = None,
-                 center: Center | None = None) -> None:
+    def __init__(self, discovered: Sequence[Any] | Discoverer | Center | None = None, *,
+                 paths: Paths | None = _FROM_CENTER, center: Center | None = None) -> None:
+        """`discovered`: the offers, or an async callable that finds them (default: the engine's
+        `discover_providers`). A Center given first is taken as `center`. `paths` defaults to the Center's."""
         super().__init__()
-        self._paths = paths
+        if isinstance(discovered, Center):
+            center, discovered = discovered, None
+        if discovered is None:
+            discovered = _discover_default
+        self._paths: Paths | None = getattr(center, "paths", None) if paths is _FROM_CENTER else paths
         self._center = center
         self._discoverer = discovered if callable(discovered) else None
         self.offers: list[Offer] = [] if callable(discovered) else [as_offer(found) for found in discovered]
         self._searching = self._discoverer is not None
+        self._discovery_failed = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="frame") as frame:
@@ -141,7 +161,7 @@ class FirstRunScreen(ModalFrame[FirstRunChoice]):
         choices.add_option(Option(Content("+ Add a provider by hand (kind, base URL, key)"), id="form"))
         choices.add_option(Option(Content("▶ Try the demo: scripted replies, no key, no network"), id="demo"))
         choices.highlighted = highlighted if highlighted is not None else 0
-        if not self.offers and not self._searching:
+        if not self.offers and not self._searching and not self._discovery_failed:
             self._status("Nothing found: no API key variable is set and no local server answered.")
 
     @work(exit_on_error=False, group="discovery")
@@ -151,6 +171,7 @@ class FirstRunScreen(ModalFrame[FirstRunChoice]):
             found = await self._discoverer()
             self.offers = [as_offer(item) for item in found]
         except Exception as error:  # probing must never stop setup; the form and the demo still work
+            self._discovery_failed = True
             self._status(f"Could not look for providers ({type(error).__name__}); add one by hand.")
         finally:
             self._searching = False

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from rich.text import Text
 from textual import on, work
@@ -114,9 +114,16 @@ class ImportScreen(ModalFrame[tuple[Path, bool] | None]):
             self.action_cancel()
 
 
+_FROM_CENTER: Any = object()
+
+
 class MCPServersScreen(ModalFrame[bool]):
-    """Dismisses with True when the configuration changed. `paths=None`: the Center only, nothing saved;
-    `manager=None`: no live status (MCP support not loaded)."""
+    """Dismisses with True when the configuration changed.
+
+    `paths` defaults to the Center's (`center.paths`); None changes the Center only, nothing is saved.
+    `manager` defaults to the Center's tool source when it can report status (the `MCPManager`); None shows
+    no live status.
+    """
 
     BINDINGS = [
         Binding("escape", "close", "Close"),
@@ -148,11 +155,15 @@ class MCPServersScreen(ModalFrame[bool]):
     }
     """
 
-    def __init__(self, center: Center, paths: Paths | None, manager: ServerControl | None = None, *,
-                 import_default: Path | None = None, poll_interval: float = 1.0) -> None:
+    def __init__(self, center: Center, paths: Paths | None = _FROM_CENTER,
+                 manager: ServerControl | None = _FROM_CENTER, *, import_default: Path | None = None,
+                 poll_interval: float = 1.0) -> None:
         super().__init__()
         self._center = center
-        self._paths = paths
+        self._paths: Paths | None = getattr(center, "paths", None) if paths is _FROM_CENTER else paths
+        if manager is _FROM_CENTER:
+            source = center.tool_source
+            manager = source if hasattr(source, "status") and hasattr(source, "restart") else None  # type: ignore[assignment]
         self._manager = manager
         self._import_default = import_default
         self._poll_interval = poll_interval
@@ -367,14 +378,16 @@ class MCPServersScreen(ModalFrame[bool]):
             return
         path, replace = choice
         try:
-            servers = load_mcp_servers_file(path)
-            if self._paths is not None:
-                result = config_writer.import_mcp_servers(self._paths, path, replace=replace)
-                added, skipped = result.added, result.skipped
-            else:
-                present = {s.name for s in self._center.mcp_servers}
-                added = [s.name for s in servers if replace or s.name not in present]
-                skipped = [s.name for s in servers if s.name not in added]
+            servers = load_mcp_servers_file(path)  # every entry is checked before anything is written
+            present = {s.name for s in self._center.mcp_servers}
+            wanted = [s for s in servers if replace or s.name not in present]
+            skipped = [s.name for s in servers if s not in wanted]
+            added = [s.name for s in wanted]
+            if self._paths is not None and wanted:
+                document = {"mcpServers": {s.name: s.to_json() for s in wanted}}
+                result = config_writer.import_mcp_servers(self._paths, document, replace=replace)
+                added = result.added
+                skipped += result.skipped
         except (ConfigError, OSError, ValueError) as error:
             self._status(f"Nothing imported: {error}", error=True)
             return

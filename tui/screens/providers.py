@@ -7,6 +7,8 @@ the list shows only where a key comes from.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -33,8 +35,14 @@ def _cell(text: str, style: str = "") -> Text:
     return Text(sanitize(text), style=style, no_wrap=True, overflow="ellipsis")
 
 
+_FROM_CENTER: Any = object()
+
+
 class ProvidersScreen(ModalFrame[bool]):
-    """Dismisses with True when anything changed. `paths=None` changes only the Center (nothing is saved)."""
+    """Dismisses with True when anything changed.
+
+    `paths` defaults to the Center's (`center.paths`); None changes only the Center (nothing is saved).
+    """
 
     BINDINGS = [
         Binding("escape", "close", "Close"),
@@ -65,10 +73,10 @@ class ProvidersScreen(ModalFrame[bool]):
     }
     """
 
-    def __init__(self, center: Center, paths: Paths | None) -> None:
+    def __init__(self, center: Center, paths: Paths | None = _FROM_CENTER) -> None:
         super().__init__()
         self._center = center
-        self._paths = paths
+        self._paths: Paths | None = getattr(center, "paths", None) if paths is _FROM_CENTER else paths
         self._changed = False
 
     def compose(self) -> ComposeResult:

@@ -295,7 +295,7 @@ class TemplateLibraryScreen(ModalScreen[TemplateResult | None]):
         self._open_editor(None, lambda prompt: self._save(lambda: self.library.create(prompt)))
 
     def action_edit(self) -> None:
-        entry = self._editable("edit")
+        entry = self._editable("edit", "edited")
         if entry is None:
             return
         assert isinstance(entry.template, Prompt)
@@ -315,7 +315,7 @@ class TemplateLibraryScreen(ModalScreen[TemplateResult | None]):
             self._status(refusal)
 
     def action_delete(self) -> None:
-        entry = self._editable("delete")
+        entry = self._editable("delete", "deleted")
         if entry is None or entry.path is None:
             return
         name = entry.name
@@ -338,13 +338,13 @@ class TemplateLibraryScreen(ModalScreen[TemplateResult | None]):
 
         self.app.push_screen(ConfirmScreen(f"Delete {clean(name)!r}?", body, "Delete", danger=True), answered)
 
-    def _editable(self, verb: str) -> TemplateEntry | None:
+    def _editable(self, verb: str, participle: str) -> TemplateEntry | None:
         entry = self.selected()
         if entry is None:
             return None
         if not entry.editable:
             if entry.source == "mcp":
-                self._status(f"A server prompt cannot be {verb}d here; change it on the server.")
+                self._status(f"A server prompt cannot be {participle} here: it lives on its MCP server.")
             else:
                 self._status(
                     f"{entry.name!r} comes from {_SOURCE_WORDS[entry.source]}, not from a file: "

@@ -97,6 +97,11 @@ class ServerConnection:
         return self.server.name
 
     @property
+    def request_timeout(self) -> float | None:
+        """Seconds a request may take; a `timeout` of 0 or less means no limit."""
+        return self.server.timeout if self.server.timeout > 0 else None
+
+    @property
     def is_running(self) -> bool:
         return self.state is ServerState.RUNNING and self._client is not None
 
@@ -210,7 +215,7 @@ class ServerConnection:
                 transport = open_transport(self.server.kind, resolved, errlog, self._on_stream_end)
                 client = Client(
                     transport,
-                    read_timeout_seconds=self.server.timeout,
+                    read_timeout_seconds=self.request_timeout,
                     client_info=Implementation(name="visindigo", version="0.1.0"),
                     logging_callback=self._on_log_message,
                     message_handler=self._on_message,
@@ -391,7 +396,7 @@ class ServerConnection:
         self.in_flight += 1
         started = time.monotonic()
         try:
-            result = await client.call_tool(tool_name, arguments, read_timeout_seconds=self.server.timeout)
+            result = await client.call_tool(tool_name, arguments, read_timeout_seconds=self.request_timeout)
         except MCPError as error:
             return {"isError": True, "error": self._request_failure(error, f"tool {tool_name!r}", started)}
         except Exception as error:  # transport failure (HTTP error, broken pipe): restart on next use

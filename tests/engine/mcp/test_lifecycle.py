@@ -181,3 +181,37 @@ async def test_a_server_that_died_while_idle_is_restarted_before_the_run(manager
         await asyncio.sleep(0.05)
     assert manager.status("toolbox").state is ServerState.FAILED
     assert await server_pid(manager, toolbox()) != first
+
+
+async def test_two_runs_starting_the_same_server_share_one_process(manager: MCPManager) -> None:
+    before = child_pids()
+    first, second = await asyncio.gather(manager.functions_for([toolbox()]), manager.functions_for([toolbox()]))
+    assert len(child_pids() - before) == 1
+    assert first[0]._connection is second[0]._connection  # type: ignore[attr-defined]
+
+
+async def test_cancelling_a_run_while_its_server_starts_leaves_no_process(tmp_path: Path) -> None:
+    manager = MCPManager(tmp_path, startup_timeout=30)
+    before = child_pids()
+    try:
+        task = asyncio.create_task(manager.functions_for([toolbox("mute", env={"TOOLBOX_SILENT": "1"})]))
+        for _ in range(100):
+            if child_pids() - before:
+                break
+            await asyncio.sleep(0.05)
+        assert child_pids() - before
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert child_pids() - before == set()
+        assert manager.status("mute").state is ServerState.STOPPED
+    finally:
+        await manager.aclose()
+
+
+async def test_invoke_from_a_worker_thread_uses_the_event_loop(manager: MCPManager) -> None:
+    functions = {f.id: f for f in await manager.functions_for([toolbox()])}
+    echo = functions["toolbox__echo"]
+    assert await asyncio.to_thread(echo.invoke, {"text": "sync"}) == {"content": "sync"}
+    with pytest.raises(RuntimeError, match="invoke_async"):
+        echo.invoke({"text": "would deadlock"})

@@ -23,7 +23,6 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 import httpx
-from httpx_sse import EventSource, SSEError
 
 from ..capability import Capability
 from ..message import Message, Role
@@ -31,6 +30,7 @@ from ..provider import ModelInfo, Provider
 from .base import ChatRequest, FinishPart, ReasoningPart, StreamPart, TextPart, ToolCallPart, UsagePart
 from .history import sendable_history
 from .http import HTTPTransport, error_text, transport_error
+from .sse import sse_batches
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicAdapter", "build_body", "wire_messages"]
 
@@ -80,113 +80,136 @@ class AnthropicAdapter:
         body = build_body(request)
         response = await self.http.open_stream(f"{self.base_url}/messages", body, self._headers("text/event-stream"))
         try:
+            content_type = response.headers.get("content-type", "")
+            if "event-stream" not in content_type:
+                raise self.http.fail(
+                    f"the server answered with {content_type or 'no content type'!r} instead of an event stream; "
+                    "is the base URL an Anthropic Messages endpoint?"
+                )
             async for part in self._events(response):
                 yield part
         finally:
             await response.aclose()
 
     async def _events(self, response: httpx.Response) -> AsyncGenerator[StreamPart, None]:
-        blocks: dict[int, dict[str, Any]] = {}
-        thinking_blocks: list[dict[str, Any]] = []
-        input_tokens = cached_tokens = output_tokens = 0
-        saw_usage = False
-        stop_reason = ""
-        stopped = False
+        message = _MessageStream()
         loads = json.loads
         try:
-            async for event in EventSource(response).aiter_sse():
-                data = event.data
-                if not data:
-                    continue
-                try:
-                    payload = loads(data)
-                except ValueError:
-                    raise self.http.fail(
-                        f"the server sent an event that is not JSON ({data[:60]!r}); the answer so far was kept"
-                    ) from None
-                if type(payload) is not dict:
-                    continue
-                kind = payload.get("type") or event.event
-                if kind == "content_block_delta":
-                    delta = payload.get("delta") or {}
-                    delta_type = delta.get("type")
-                    if delta_type == "text_delta":
-                        text = delta.get("text")
-                        if text:
-                            yield TextPart(text)
-                    elif delta_type == "thinking_delta":
-                        thought = delta.get("thinking")
-                        if thought:
-                            block = blocks.setdefault(payload.get("index", -1), _block({"type": "thinking"}))
-                            block["thinking"].append(thought)
-                            yield ReasoningPart(thought)
-                    elif delta_type == "input_json_delta":
-                        block = blocks.setdefault(payload.get("index", -1), _block({"type": "tool_use"}))
-                        block["json"].append(delta.get("partial_json") or "")
-                    elif delta_type == "signature_delta":
-                        block = blocks.setdefault(payload.get("index", -1), _block({"type": "thinking"}))
-                        block["signature"] += str(delta.get("signature") or "")
-                elif kind == "content_block_start":
-                    content_block = payload.get("content_block") or {}
-                    block = blocks[payload.get("index", -1)] = _block(content_block)
-                    if block["type"] == "text" and content_block.get("text"):
-                        yield TextPart(str(content_block["text"]))
-                    elif block["type"] == "thinking" and content_block.get("thinking"):
-                        block["thinking"].append(str(content_block["thinking"]))
-                        yield ReasoningPart(str(content_block["thinking"]))
-                elif kind == "content_block_stop":
-                    stopped_block = blocks.pop(payload.get("index", -1), None)
-                    if stopped_block is None:
+            async for batch in sse_batches(response.aiter_text()):
+                for event_name, data in batch:
+                    if not data:
                         continue
-                    block = stopped_block
-                    if block["type"] in ("tool_use", "server_tool_use"):
-                        arguments = "".join(block["json"]).strip()
-                        if not arguments:
-                            arguments = json.dumps(block["input"]) if block["input"] else "{}"
-                        yield ToolCallPart(block["id"], block["name"], arguments)
-                    elif block["type"] == "thinking" and block["signature"]:
-                        thinking_blocks.append(
-                            _thinking_block(block)
+                    try:
+                        payload = loads(data)
+                    except ValueError:
+                        raise self.http.fail(
+                            f"the server sent an event that is not JSON ({data[:60]!r}); the answer so far was kept"
+                        ) from None
+                    if type(payload) is not dict:
+                        continue
+                    kind = payload.get("type") or event_name
+                    if kind == "error":
+                        raise self.http.fail(
+                            f"the server reported an error mid-answer: {error_text(payload) or 'no details'}",
+                            retryable=True,
                         )
-                    elif block["type"] == "redacted_thinking":
-                        thinking_blocks.append({"type": "redacted_thinking", "data": block["data"]})
-                elif kind == "message_start":
-                    usage = (payload.get("message") or {}).get("usage") or {}
-                    input_tokens = _int(usage.get("input_tokens"))
-                    cached_tokens = _int(usage.get("cache_read_input_tokens"))
-                    output_tokens = _int(usage.get("output_tokens"))
-                    saw_usage = bool(usage)
-                elif kind == "message_delta":
-                    stop_reason = str((payload.get("delta") or {}).get("stop_reason") or stop_reason)
-                    usage = payload.get("usage") or {}
-                    if usage:
-                        saw_usage = True
-                        output_tokens = _int(usage.get("output_tokens")) or output_tokens
-                        input_tokens = _int(usage.get("input_tokens")) or input_tokens
-                elif kind == "message_stop":
-                    stopped = True
+                    for part in message.handle(kind, payload):
+                        yield part
+                    if message.stopped:
+                        break
+                if message.stopped:
                     break
-                elif kind == "error":
-                    raise self.http.fail(
-                        f"the server reported an error mid-answer: {error_text(payload) or 'no details'}",
-                        retryable=True,
-                    )
-                # ping and event types this version does not know are skipped
-        except SSEError:
-            raise self.http.fail(
-                f"the server answered with {response.headers.get('content-type', 'no content type')!r} instead "
-                "of an event stream; is the base URL an Anthropic Messages endpoint?"
-            ) from None
         except httpx.HTTPError as error:
             raise self.http.fail(transport_error(error, self.provider) + "; the answer so far was kept") from None
-        if saw_usage:
-            yield UsagePart(input_tokens, output_tokens, 0, cached_tokens)
-        if stopped:
-            yield FinishPart(stop_reason or "end_turn", {"thinking_blocks": thinking_blocks} if thinking_blocks else {})
+        for part in message.finish():
+            yield part
 
 
-def _thinking_block(block: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "thinking", "thinking": "".join(block["thinking"]), "signature": block["signature"]}
+class _MessageStream:
+    """The state of one streamed message: open content blocks, thinking blocks to echo back, usage, stop reason."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.thinking_blocks: list[dict[str, Any]] = []
+        self.input_tokens = self.cached_tokens = self.output_tokens = 0
+        self.saw_usage = False
+        self.stop_reason = ""
+        self.stopped = False
+
+    def handle(self, kind: str, payload: dict[str, Any]) -> list[StreamPart]:
+        """The parts one event yields; `ping` and event types this version does not know yield none."""
+        index = payload.get("index", -1)
+        if kind == "content_block_delta":
+            return self._delta(index, payload.get("delta") or {})
+        if kind == "content_block_start":
+            content_block = payload.get("content_block") or {}
+            block = self.blocks[index] = _block(content_block)
+            if block["type"] == "text" and content_block.get("text"):
+                return [TextPart(str(content_block["text"]))]
+            if block["type"] == "thinking" and content_block.get("thinking"):
+                block["thinking"].append(str(content_block["thinking"]))
+                return [ReasoningPart(str(content_block["thinking"]))]
+        elif kind == "content_block_stop":
+            return self._stop_block(self.blocks.pop(index, None))
+        elif kind == "message_start":
+            usage = (payload.get("message") or {}).get("usage") or {}
+            self.input_tokens = _int(usage.get("input_tokens"))
+            self.cached_tokens = _int(usage.get("cache_read_input_tokens"))
+            self.output_tokens = _int(usage.get("output_tokens"))
+            self.saw_usage = bool(usage)
+        elif kind == "message_delta":
+            self.stop_reason = str((payload.get("delta") or {}).get("stop_reason") or self.stop_reason)
+            usage = payload.get("usage") or {}
+            if usage:
+                self.saw_usage = True
+                self.output_tokens = _int(usage.get("output_tokens")) or self.output_tokens  # cumulative
+                self.input_tokens = _int(usage.get("input_tokens")) or self.input_tokens
+        elif kind == "message_stop":
+            self.stopped = True
+        return []
+
+    def _delta(self, index: int, delta: dict[str, Any]) -> list[StreamPart]:
+        delta_type = delta.get("type")
+        if delta_type == "text_delta":
+            text = delta.get("text")
+            return [TextPart(text)] if text else []
+        if delta_type == "thinking_delta":
+            thought = delta.get("thinking")
+            if not thought:
+                return []
+            self.blocks.setdefault(index, _block({"type": "thinking"}))["thinking"].append(thought)
+            return [ReasoningPart(thought)]
+        if delta_type == "input_json_delta":
+            self.blocks.setdefault(index, _block({"type": "tool_use"}))["json"].append(delta.get("partial_json") or "")
+        elif delta_type == "signature_delta":
+            block = self.blocks.setdefault(index, _block({"type": "thinking"}))
+            block["signature"] += str(delta.get("signature") or "")
+        return []
+
+    def _stop_block(self, block: dict[str, Any] | None) -> list[StreamPart]:
+        if block is None:
+            return []
+        if block["type"] in ("tool_use", "server_tool_use"):
+            arguments = "".join(block["json"]).strip()
+            if not arguments:
+                arguments = json.dumps(block["input"]) if block["input"] else "{}"
+            return [ToolCallPart(block["id"], block["name"], arguments)]
+        if block["type"] == "thinking" and block["signature"]:
+            thought = "".join(block["thinking"])
+            self.thinking_blocks.append({"type": "thinking", "thinking": thought, "signature": block["signature"]})
+        elif block["type"] == "redacted_thinking":
+            self.thinking_blocks.append({"type": "redacted_thinking", "data": block["data"]})
+        return []
+
+    def finish(self) -> list[StreamPart]:
+        """Usage, and the finish part only when `message_stop` arrived (else the answer is incomplete)."""
+        parts: list[StreamPart] = []
+        if self.saw_usage:
+            parts.append(UsagePart(self.input_tokens, self.output_tokens, 0, self.cached_tokens))
+        if self.stopped:
+            meta = {"thinking_blocks": self.thinking_blocks} if self.thinking_blocks else {}
+            parts.append(FinishPart(self.stop_reason or "end_turn", meta))
+        return parts
 
 
 def _block(content_block: dict[str, Any]) -> dict[str, Any]:

@@ -30,14 +30,14 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextPart:
-    """A fragment of the answer."""
+    """A fragment of the answer. (Not frozen: one is made per token, and a frozen init costs twice as much.)"""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningPart:
     """A fragment of the model's reasoning (never part of the answer)."""
 

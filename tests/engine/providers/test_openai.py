@@ -153,6 +153,7 @@ async def test_sse_comments_crlf_and_data_without_space_are_read(llm_server: LLM
                 ": OPENROUTER PROCESSING\r\n\r\n",
                 "data:" + json.dumps(openai_chunk({"content": "a"})) + "\r\n\r\n",
                 openai_chunk({"content": "b"}),
+                "data:  " + json.dumps(openai_chunk({"content": "c"})) + "  \n\n",
                 openai_chunk({}, "stop"),
                 "data: [DONE]\n\n",
             ]
@@ -161,7 +162,7 @@ async def test_sse_comments_crlf_and_data_without_space_are_read(llm_server: LLM
     _, dialog, _ = setup(llm_server)
     dialog.append_message(Role.USER, "hi")
     assert isinstance((await run(dialog))[-1], RunFinished)
-    assert dialog.last_message.content == "ab"
+    assert dialog.last_message.content == "abc"
 
 
 async def test_a_server_that_ignores_stream_true_is_read_as_one_document(llm_server: LLMServer) -> None:

@@ -9,6 +9,7 @@ server settings are exported as written, `${VAR}` references unexpanded.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -131,8 +132,22 @@ def import_json(center: Center, source: str | bytes | os.PathLike[str]) -> Impor
             raise ExportError(f"{source} cannot be read: {exc.strerror or exc}") from None
     else:
         text = source
+    documents = read_export(text)
     result = ImportResult()
-    for number, document in enumerate(read_export(text), start=1):
+    try:
+        with contextlib.ExitStack() as stack:
+            if center.store is not None:
+                stack.enter_context(center.store.batch())  # one commit for the whole file: all or nothing
+            _import_documents(center, documents, result)
+    except BaseException:
+        for dialog_id in result.imported:  # rolled back in the store: forget them in memory too
+            center.remove_dialog(dialog_id)
+        raise
+    return result
+
+
+def _import_documents(center: Center, documents: list[dict[str, Any]], result: ImportResult) -> None:
+    for number, document in enumerate(documents, start=1):
         problem = _document_problem(document)
         if problem is not None:
             result.problems.append(f"dialog #{number}: {problem}; not imported")
@@ -145,7 +160,6 @@ def import_json(center: Center, source: str | bytes | os.PathLike[str]) -> Impor
         dialog.from_json(document)
         center.add_dialog(dialog)
         result.imported.append(dialog_id)
-    return result
 
 
 def _document_problem(document: object) -> str | None:

@@ -140,6 +140,12 @@ class Store:
             self._depth = 0
             self._conn.execute("COMMIT")
 
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Make every write inside one transaction: many dialogs imported at once cost one commit."""
+        with self._transaction():
+            yield
+
     def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._mutex:
             return list(self._conn.execute(sql, parameters))
@@ -383,21 +389,25 @@ class Store:
     # --- search -------------------------------------------------------------------------------------------
 
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
-        """Dialogs whose messages contain every word of `query`, best match first, one hit per dialog."""
+        """Dialogs whose messages contain every word of `query`, one hit per dialog, most recent match first.
+
+        Recency rather than relevance: with trigram tokens a relevance score says little, and walking the
+        index newest-first lets a common word stop after `limit` dialogs instead of scoring every message.
+        """
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
         match = fts_match(terms)
         hits: dict[str, SearchHit] = {}
         if match is not None:
-            # Rank first, snippets after: a snippet for every match of a common word would cost more than the
+            # Choose first, snippets after: a snippet for every match of a common word would cost more than the
             # search itself.
             chosen: dict[str, tuple[int, str, int]] = {}
             with self._mutex:
                 ranked = self._conn.execute(
                     "SELECT m.dialog_id, d.title, m.position, m.id FROM messages_fts "
                     "JOIN messages m ON m.id = messages_fts.rowid JOIN dialogs d ON d.id = m.dialog_id "
-                    "WHERE messages_fts MATCH ? ORDER BY rank",
+                    "WHERE messages_fts MATCH ? ORDER BY messages_fts.rowid DESC",
                     (match,),
                 )
                 for dialog_id, title, position, rowid in ranked:
@@ -418,7 +428,7 @@ class Store:
         where = " AND ".join("m.content LIKE ? ESCAPE '\\'" for _ in terms)
         sql = (
             "SELECT m.dialog_id, d.title, m.position, m.content FROM messages m JOIN dialogs d ON d.id = m.dialog_id "
-            f"WHERE {where} ORDER BY d.updated_at DESC, m.position"
+            f"WHERE {where} ORDER BY m.id DESC"
         )
         with self._mutex:
             for dialog_id, title, position, content in self._conn.execute(sql, tuple(map(like_pattern, terms))):

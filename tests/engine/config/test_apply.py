@@ -30,7 +30,7 @@ def test_apply_registers_providers_skills_servers_and_settings(paths: Paths) -> 
     assert [s.name for s in center.mcp_servers] == ["time", "github"]
     assert center.settings == {
         "theme": "visindigo-dark",
-        "keys": {"app.send": "ctrl+enter", "app.regenerate": "ctrl+r,f5"},
+        "keys": {"new-dialog": "ctrl+n", "regenerate": "ctrl+r,f5"},
         "prompt_dir": str(paths.config_dir / "prompts"),
         "default_model": "deepseek-chat",
         "max_tool_rounds": 16,

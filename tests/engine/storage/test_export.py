@@ -156,3 +156,21 @@ def test_markdown_is_readable_and_keeps_code_blocks_intact(source: Center) -> No
 def test_exporting_a_missing_dialog_is_an_error(source: Center) -> None:
     with pytest.raises(ExportError, match="no dialog"):
         export_json(source, "nope")
+
+
+def test_an_import_that_cannot_be_stored_leaves_nothing_behind(source: Center, tmp_path: Path) -> None:
+    import sqlite3
+
+    ids = build_tree(source)
+    text = export_json(source, ids["root"], with_branches=True)
+    target = Center.open(tmp_path / "target")
+    try:
+        assert target.store is not None
+        target.store._conn.execute("PRAGMA query_only = ON")  # the disk refuses every write
+        with pytest.raises(sqlite3.OperationalError):
+            import_json(target, text)
+        target.store._conn.execute("PRAGMA query_only = OFF")
+        assert target.dialog_summaries() == [] and target._dialogs == {}
+        assert import_json(target, text).imported == [ids["root"], ids["second"], ids["third"]]
+    finally:
+        target.close()

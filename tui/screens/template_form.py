@@ -23,7 +23,7 @@ from typing import TypeAlias
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Container, Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Select, Static, TextArea
@@ -39,6 +39,8 @@ FormTemplate: TypeAlias = Prompt | MCPPromptTemplate
 
 #: The preview shows at most this much text; the message itself is never cut.
 PREVIEW_LIMIT = 20_000
+#: Terminal width from which the preview goes beside the fields instead of below them.
+WIDE_WIDTH = 110
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ class TemplateFormScreen(ModalScreen[TemplateResult | None]):
         height: auto;
         max-height: 3;
     }
+    TemplateFormScreen #main {
+        height: 1fr;
+    }
     TemplateFormScreen #fields {
         height: 1fr;
         min-height: 4;
@@ -99,6 +104,24 @@ class TemplateFormScreen(ModalScreen[TemplateResult | None]):
         border-top: solid $primary-muted;
         border-title-color: $text-muted;
         scrollbar-size-vertical: 1;
+    }
+    /* From WIDE_WIDTH columns up, the preview sits beside the fields, so both are visible in full. */
+    TemplateFormScreen.-wide > #frame {
+        width: 150;
+    }
+    TemplateFormScreen.-wide #main {
+        layout: horizontal;
+    }
+    TemplateFormScreen.-wide #fields {
+        width: 1fr;
+        height: 100%;
+        padding-right: 1;
+    }
+    TemplateFormScreen.-wide #preview-box {
+        width: 1fr;
+        height: 100%;
+        border-left: solid $primary-muted;
+        padding-left: 1;
     }
     TemplateFormScreen #unfilled {
         color: $text-warning;
@@ -144,22 +167,27 @@ class TemplateFormScreen(ModalScreen[TemplateResult | None]):
             frame.border_subtitle = "ctrl+s send · ctrl+o edit first · esc cancel"
             if self.template.description:
                 yield Static(Content(clean(self.template.description)), id="about")
-            with VerticalScroll(id="fields"):
-                for index, spec in enumerate(self.fields):
-                    yield FieldRow(spec, index, spec.initial_value(self.remembered))
-                if not self.fields:
-                    yield Static("This template has no fields: the preview below is the whole message.", id="empty")
-            with VerticalScroll(id="preview-box") as preview_box:
-                preview_box.border_title = "Preview"
-                yield Static("", id="preview")
-                yield Static("", id="unfilled")
+            with Container(id="main"):
+                with VerticalScroll(id="fields"):
+                    for index, spec in enumerate(self.fields):
+                        yield FieldRow(spec, index, spec.initial_value(self.remembered))
+                    if not self.fields:
+                        yield Static("This template has no fields: the preview is the whole message.", id="empty")
+                with VerticalScroll(id="preview-box") as preview_box:
+                    preview_box.border_title = "Preview"
+                    yield Static("", id="preview")
+                    yield Static("", id="unfilled")
             yield Static("", id="form-error")
             with Horizontal(id="buttons"):
                 yield Button("Send", id="send", variant="primary", compact=True)
                 yield Button("Edit first", id="edit", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
 
+    def on_resize(self) -> None:
+        self.set_class(self.size.width >= WIDE_WIDTH, "-wide")
+
     def on_mount(self) -> None:
+        self.set_class(self.size.width >= WIDE_WIDTH, "-wide")
         self._refresh_preview()
         if self.fields:
             self.rows()[0].widget.focus()

@@ -8,8 +8,8 @@ are merged, `ping` events are skipped, an `error` event can arrive mid-stream, a
 `message_start` (input) and `message_delta` (output, cumulative).
 
 Thinking blocks (with their signatures) and redacted thinking blocks are returned in `FinishPart.meta`
-(`thinking_blocks`) and sent back unchanged, ahead of the tool calls, in later requests to the same provider:
-the API requires that when tools are in play.
+(`thinking_blocks`) and sent back unchanged, ahead of the tool calls, in later requests to the same provider —
+only on assistant messages with tool calls, where the API requires them; other reasoning is not sent back.
 
 Provider settings read here: `anthropic_version` (default "2023-06-01", which still accepts sampling
 parameters), `max_tokens` (else the model's `max_output_tokens`, else 4096), `thinking_budget` (tokens;
@@ -304,14 +304,15 @@ def _user_blocks(message: Message, sees_images: bool) -> list[dict[str, Any]]:
 
 def _assistant_blocks(message: Message, provider_id: str) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    if provider_id and message.meta.get("provider_id") == provider_id:
+    calls = message.parsed_tool_calls()
+    if calls and provider_id and message.meta.get("provider_id") == provider_id:
         data = message.meta.get("provider_data")
         thinking = data.get("thinking_blocks") if isinstance(data, dict) else None
         if isinstance(thinking, list):
             blocks.extend(block for block in thinking if isinstance(block, dict))
     if message.content:
         blocks.append({"type": "text", "text": message.content})
-    for call in message.parsed_tool_calls():
+    for call in calls:
         function = call.get("function")
         if not isinstance(function, dict):
             function = {}

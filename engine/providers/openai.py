@@ -244,9 +244,10 @@ def build_body(request: ChatRequest, *, stream_usage: bool = True) -> dict[str, 
 def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
     """The dialog as chat-completions messages.
 
-    Reasoning stays out, except on assistant messages with tool calls when `send_reasoning_with_tool_calls`
-    is set (DeepSeek thinking mode requires it). Opaque `reasoning_details` go back only to the provider that
-    produced them. Images go only to IMAGE models; for others a note says an image was left out.
+    Reasoning stays out, except on assistant messages with tool calls: there the reasoning goes back when
+    `send_reasoning_with_tool_calls` is set (DeepSeek thinking mode requires it), and OpenRouter's opaque
+    `reasoning_details` go back to the provider that produced them (continuing a tool call needs them).
+    Images go only to IMAGE models; for others a note says an image was left out.
     """
     settings = request.settings
     resend = bool(settings.get("send_reasoning_with_tool_calls"))
@@ -266,9 +267,9 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
                 entry["tool_calls"] = calls
                 if resend and message.reasoning:
                     entry[reasoning_field] = message.reasoning
-            data = _own_provider_data(message, request.provider_id)
-            if data.get("reasoning_details"):
-                entry["reasoning_details"] = data["reasoning_details"]
+                data = _own_provider_data(message, request.provider_id)
+                if data.get("reasoning_details"):
+                    entry["reasoning_details"] = data["reasoning_details"]
             out.append(entry)
         elif role is Role.SYSTEM:
             out.append({"role": "system", "content": message.content})

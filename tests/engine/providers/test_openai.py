@@ -325,33 +325,40 @@ async def test_a_model_that_starts_inside_the_thought(llm_server: LLMServer) -> 
     assert (dialog.last_message.reasoning, dialog.last_message.content) == ("thinking already", "The answer.")
 
 
-async def test_openrouter_reasoning_details_go_back_only_to_the_same_provider(llm_server: LLMServer) -> None:
+async def test_openrouter_reasoning_details_go_back_with_tool_calls_to_the_same_provider(
+    llm_server: LLMServer,
+) -> None:
     detail = {"type": "reasoning.encrypted", "data": "opaque==", "index": 0, "format": "x"}
+    with_details = [
+        openai_chunk({"reasoning": "sum", "reasoning_details": [{**detail, "data": "opa"}]}),
+        openai_chunk({"reasoning_details": [{**detail, "data": "que=="}]}),
+    ]
     llm_server.queue(
         openai_stream(
-            ["hi"],
-            before=[
-                openai_chunk({"reasoning": "sum", "reasoning_details": [{**detail, "data": "opa"}]}),
-                openai_chunk({"reasoning_details": [{**detail, "data": "que=="}]}),
-            ],
+            before=with_details, tool_calls=openai_tool_call("c1", "get_time", ['{"tz":"UTC"}']), finish="tool_calls"
         ),
+        openai_stream(["noon"], before=with_details),
         openai_stream(["again"]),
         openai_stream(["other"]),
     )
     center, dialog, _ = setup(llm_server)
+    dialog.add_function(get_time)
     dialog.append_message(Role.USER, "q")
     await run(dialog)
-    assert dialog.last_message.meta["provider_data"]["reasoning_details"] == [detail]
+    assert dialog.message_at(1).meta["provider_data"]["reasoning_details"] == [detail]
+    assert llm_server.requests[1].json["messages"][1]["reasoning_details"] == [detail]
     dialog.append_message(Role.USER, "more")
     await run(dialog)
-    assert llm_server.requests[1].json["messages"][1]["reasoning_details"] == [detail]
+    sent = llm_server.requests[2].json["messages"]
+    assert sent[1]["reasoning_details"] == [detail]  # the tool-call turn keeps them
+    assert sent[3] == {"role": "assistant", "content": "noon"}  # a plain answer does not
 
     other = Provider("other", kind="openai", base_url=llm_server.openai_url, models=[ModelInfo("test-model")])
     center.add_provider(other)
     dialog.provider_id = "other"
     dialog.append_message(Role.USER, "elsewhere")
     await run(dialog)
-    assert "reasoning_details" not in json.dumps(llm_server.requests[2].json)
+    assert "reasoning_details" not in json.dumps(llm_server.requests[3].json)
     await center.aclose()
 
 

@@ -1,0 +1,312 @@
+"""The run loop's promises, checked over HTTP for both wire formats: the same scenario, OpenAI and Anthropic.
+
+Each scenario is written once against `Wire`, which knows how each format says "text", "a tool call", "an
+error mid-stream" and so on; the loopback server then speaks that format to the real adapter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tests.llm_server import LLMServer, Reply, anthropic_stream, error_reply, openai_stream, openai_tool_call
+from visindigo.engine import (
+    Capability,
+    Center,
+    Dialog,
+    Event,
+    ModelInfo,
+    Provider,
+    Role,
+    RunCancelled,
+    RunFailed,
+    RunFinished,
+    StreamBegan,
+    StreamEnded,
+    ToolCallFinished,
+    UsageReported,
+)
+from visindigo.engine.commands import command
+from visindigo.engine.message import Image, Message
+
+KEY = "sk-both-formats-0123456789abcdef"
+ALL = Capability.TEXT | Capability.TOOLS | Capability.IMAGE | Capability.REASONING
+
+
+@command()
+def add(a: int, b: int) -> dict[str, int]:
+    """Add two integers."""
+    return {"sum": a + b}
+
+
+@dataclass
+class Wire:
+    kind: str
+
+    def answer(self, text: Sequence[str], *, reasoning: Sequence[str] = (), **kwargs: Any) -> Reply:
+        if self.kind == "openai":
+            return openai_stream(text, reasoning=reasoning, usage=(10, 5), **kwargs)
+        return anthropic_stream(text, thinking=reasoning, usage=(10, 5), **kwargs)
+
+    def calls(self, calls: Sequence[tuple[str, str, str]]) -> Reply:
+        if self.kind == "openai":
+            chunks = []
+            for index, (call_id, name, arguments) in enumerate(calls):
+                chunks += openai_tool_call(call_id, name, [arguments], index=index)
+            return openai_stream(tool_calls=chunks, finish="tool_calls")
+        return anthropic_stream(
+            tool_uses=[(call_id, name, [arguments]) for call_id, name, arguments in calls], stop_reason="tool_use"
+        )
+
+    def error_mid_stream(self, text: str, message: str) -> Reply:
+        if self.kind == "openai":
+            return openai_stream([text], after=[{"error": {"message": message}}], finish=None)
+        return anthropic_stream([text], error={"type": "overloaded_error", "message": message})
+
+    def no_finish(self, text: str) -> Reply:
+        if self.kind == "openai":
+            return openai_stream([text], finish=None, done=False)
+        return anthropic_stream([text], stop=False)
+
+    def invalid_line(self, text: str) -> Reply:
+        reply = self.no_finish(text)
+        reply.chunks.append(b"data: {not json at all\n\n")
+        return reply
+
+    def cut(self, text: str) -> Reply:
+        reply = self.no_finish(text)
+        reply.chunks.append(b'data: {"type":"content_block_delta","ind')
+        reply.cut = True
+        return reply
+
+    def error_shape(self) -> str:
+        return "openai" if self.kind == "openai" else "anthropic"
+
+    def sent_messages(self, server: LLMServer, number: int) -> list[dict[str, Any]]:
+        return list(server.requests[number].json["messages"])
+
+
+@pytest.fixture(params=["openai", "anthropic"])
+def wire(request: pytest.FixtureRequest) -> Wire:
+    return Wire(request.param)
+
+
+def setup(server: LLMServer, wire: Wire, **kwargs: Any) -> tuple[Center, Dialog]:
+    center = Center()
+    provider = Provider(
+        "p",
+        kind=wire.kind,
+        name="Endpoint",
+        base_url=server.openai_url,
+        api_key=KEY,
+        models=kwargs.pop("models", [ModelInfo("test-model", capabilities=ALL)]),
+        settings={"retry_base_delay": 0.01},
+        **kwargs,
+    )
+    center.add_provider(provider)
+    return center, center.create_dialog()
+
+
+async def run(dialog: Dialog) -> list[Event]:
+    return [event async for event in dialog.run()]
+
+
+def failed_with_ends(events: list[Event]) -> str:
+    """A failure after complete rounds (each round ended normally)."""
+    assert isinstance(events[-1], RunFailed), events
+    return events[-1].message
+
+
+def failed(events: list[Event]) -> str:
+    assert isinstance(events[-1], RunFailed), events
+    assert not any(isinstance(e, StreamEnded) for e in events)
+    return events[-1].message
+
+
+async def test_an_answer_with_reasoning_and_usage(llm_server: LLMServer, wire: Wire) -> None:
+    llm_server.queue(wire.answer(["Hi ", "there"], reasoning=["hmm"]))
+    center, dialog = setup(llm_server, wire)
+    dialog.append_message(Role.USER, "hello")
+    heard: list[Event] = []
+    dialog.subscribe(heard.append)
+    events = await run(dialog)
+    assert [type(e).__name__ for e in events] == [
+        "StreamBegan",
+        "StreamReasoning",
+        "StreamDelta",
+        "StreamDelta",
+        "UsageReported",
+        "MessageAppended",
+        "StreamEnded",
+        "RunFinished",
+    ]
+    assert heard == events and events[4] == UsageReported(10, 5, 0, 0)
+    answer = dialog.last_message
+    assert (answer.content, answer.reasoning, answer.meta["provider_id"], answer.meta["model_id"]) == (
+        "Hi there",
+        "hmm",
+        "p",
+        "test-model",
+    )
+    await center.aclose()
+
+
+async def test_the_tool_loop_with_unknown_tools_and_bad_arguments(llm_server: LLMServer, wire: Wire) -> None:
+    llm_server.queue(
+        wire.calls([("c1", "add", '{"a": 2, "b": 3}'), ("c2", "nope", "{}"), ("c3", "add", '{"a": "x"}')]),
+        wire.answer(["5, and two errors"]),
+    )
+    center, dialog = setup(llm_server, wire)
+    dialog.add_function(add)
+    dialog.append_message(Role.USER, "go")
+    events = await run(dialog)
+    assert isinstance(events[-1], RunFinished)
+    assert sum(isinstance(e, StreamBegan) for e in events) == 2
+    results = [(e.call_id, e.is_error) for e in events if isinstance(e, ToolCallFinished)]
+    assert results == [("c1", False), ("c2", True), ("c3", True)]
+    tools = [m for m in dialog.messages if m.role is Role.TOOL]
+    assert [(m.tool_call_id, m.name) for m in tools] == [("c1", "add"), ("c2", "nope"), ("c3", "add")]
+    assert tools[0].content == '{"sum":5}'
+    assert "unknown tool" in tools[1].content and "invalid arguments" in tools[2].content
+    sent = json.dumps(wire.sent_messages(llm_server, 1))
+    for call_id in ("c1", "c2", "c3"):
+        assert sent.count(f'"{call_id}"') == 2  # the call and its result
+    await center.aclose()
+
+
+async def test_max_rounds_over_http(llm_server: LLMServer, wire: Wire) -> None:
+    llm_server.queue(*[wire.calls([(f"c{i}", "add", '{"a":1,"b":1}')]) for i in range(3)])
+    center, dialog = setup(llm_server, wire)
+    center.settings["max_tool_rounds"] = 2
+    dialog.add_function(add)
+    dialog.append_message(Role.USER, "loop")
+    assert "2 rounds" in failed_with_ends(await run(dialog))
+    assert len(llm_server.requests) == 2 and llm_server.pending == 1
+    assert [m.role for m in dialog.messages] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT, Role.TOOL]
+    await center.aclose()
+
+
+async def test_reasoning_is_not_sent_back(llm_server: LLMServer, wire: Wire) -> None:
+    llm_server.queue(wire.answer(["A1"], reasoning=["private thought"]), wire.answer(["A2"]))
+    center, dialog = setup(llm_server, wire)
+    dialog.append_message(Role.USER, "q1")
+    await run(dialog)
+    dialog.append_message(Role.USER, "q2")
+    await run(dialog)
+    body = json.dumps(llm_server.requests[1].json)
+    assert "A1" in body and "private thought" not in body
+    await center.aclose()
+
+
+async def test_an_image_goes_only_to_an_image_model(llm_server: LLMServer, wire: Wire) -> None:
+    llm_server.queue(wire.answer(["a cat"]))
+    center, dialog = setup(llm_server, wire)
+    dialog.append_message(Message(Role.USER, "look", images=[Image("image/png", "QUJD")]))
+    await run(dialog)
+    assert "QUJD" in json.dumps(llm_server.requests[0].json)
+    text_only = Center()
+    model = ModelInfo("m", capabilities=Capability.TEXT)
+    text_only.add_provider(Provider("t", kind=wire.kind, base_url=llm_server.openai_url, models=[model]))
+    other = text_only.create_dialog()
+    other.append_message(Message(Role.USER, "look", images=[Image("image/png", "QUJD")]))
+    assert "image" in failed(await run(other))
+    assert len(llm_server.requests) == 1
+    await center.aclose()
+
+
+@pytest.mark.parametrize(
+    ("status", "hint"),
+    [(401, "refused the API key"), (404, "check the base URL"), (500, "server failed"), (429, "rate limited")],
+)
+async def test_http_errors(llm_server: LLMServer, wire: Wire, status: int, hint: str) -> None:
+    llm_server.queue(*[error_reply(status, f"nope {KEY}", shape=wire.error_shape()) for _ in range(4)])
+    center, dialog = setup(llm_server, wire)
+    dialog.append_message(Role.USER, "q")
+    message = failed(await run(dialog))
+    assert hint in message and f"HTTP {status}" in message and KEY not in message
+    assert len(llm_server.requests) == (4 if status >= 429 else 1)  # 3 retries for 429 / 5xx
+    await center.aclose()
+
+
+async def test_a_retry_after_is_honoured(llm_server: LLMServer, wire: Wire) -> None:
+    llm_server.queue(error_reply(429, "slow down", shape=wire.error_shape(), retry_after="0.1"), wire.answer(["ok"]))
+    center, dialog = setup(llm_server, wire)
+    dialog.append_message(Role.USER, "q")
+    assert isinstance((await run(dialog))[-1], RunFinished)
+    assert len(llm_server.requests) == 2
+    await center.aclose()
+
+
+@pytest.mark.parametrize("breakage", ["error_mid_stream", "no_finish", "invalid_line", "cut"])
+async def test_broken_streams_keep_the_text_that_arrived(llm_server: LLMServer, wire: Wire, breakage: str) -> None:
+    reply = wire.error_mid_stream("so far", "Overloaded") if breakage == "error_mid_stream" else None
+    llm_server.queue(reply or getattr(wire, breakage)("so far"))
+    center, dialog = setup(llm_server, wire)
+    dialog.append_message(Role.USER, "q")
+    message = failed(await run(dialog))
+    expected = {
+        "error_mid_stream": "Overloaded",
+        "no_finish": "incomplete",
+        "invalid_line": "not JSON",
+        "cut": "broke in the middle",
+    }[breakage]
+    assert expected in message
+    kept = dialog.last_message
+    assert (kept.role, kept.content, kept.meta["status"]) == (Role.ASSISTANT, "so far", "incomplete")
+    assert not dialog.is_running
+    await center.aclose()
+
+
+async def test_a_slow_first_byte_is_a_read_timeout(llm_server: LLMServer, wire: Wire) -> None:
+    reply = wire.answer(["late"])
+    reply.delay_first_byte = 0.8
+    llm_server.queue(reply)
+    center, dialog = setup(llm_server, wire, read_timeout=0.2)
+    dialog.append_message(Role.USER, "q")
+    assert "read timeout" in failed(await run(dialog))
+    await center.aclose()
+
+
+async def test_cancel_mid_stream_over_http(llm_server: LLMServer, wire: Wire) -> None:
+    reply = wire.answer(["first ", "second ", "third"])
+    reply.delay_between = 0.15
+    llm_server.queue(reply)
+    center, dialog = setup(llm_server, wire)
+    dialog.append_message(Role.USER, "q")
+    heard: list[Event] = []
+    dialog.subscribe(heard.append)
+
+    async def consume() -> None:
+        async for _ in dialog.run():
+            pass
+
+    task = asyncio.create_task(consume())
+    while "first" not in dialog.streaming_content:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert dialog.last_message.content.startswith("first") and dialog.last_message.meta["status"] == "interrupted"
+    assert isinstance(heard[-1], RunCancelled) and not dialog.is_running
+    await center.aclose()
+
+
+async def test_a_second_run_over_http_fails_at_once(llm_server: LLMServer, wire: Wire) -> None:
+    reply = wire.answer(["a", "b"])
+    reply.delay_between = 0.05
+    llm_server.queue(reply)
+    center, dialog = setup(llm_server, wire)
+    dialog.append_message(Role.USER, "q")
+    first = asyncio.create_task(run(dialog))
+    while not dialog.is_streaming:
+        await asyncio.sleep(0.005)
+    second = await run(dialog)
+    assert len(second) == 1 and isinstance(second[0], RunFailed) and "already" in second[0].message
+    assert isinstance((await first)[-1], RunFinished)
+    assert len(llm_server.requests) == 1
+    await center.aclose()

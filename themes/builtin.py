@@ -86,6 +86,7 @@ HIGH_CONTRAST = Theme(
         "footer-background": "#000000",
         "footer-foreground": "#FFFFFF",
         "button-focus-text-style": "bold reverse",
+        "button-color-foreground": "#000000",
         "link-color": "#00FFFF",
         "scrollbar": "#FFFFFF",
         "scrollbar-hover": "#FFFF00",

@@ -110,7 +110,13 @@ class HelpScreen(ModalFrame[None]):
     def __init__(self, sections: Sequence[HelpSection], *, keymap: Mapping[str, str] | None = None,
                  title: str = "Keys") -> None:
         super().__init__()
-        self._sections = [(name, help_rows(bindings, keymap)) for name, bindings in sections]
+        self._sections: list[tuple[str, list[HelpRow]]] = []
+        seen: set[HelpRow] = set()
+        for name, bindings in sections:
+            # Keys every screen inherits (tab, shift+tab, ...) are listed once, in the first section with them.
+            rows = [row for row in help_rows(bindings, keymap) if row not in seen]
+            seen.update(rows)
+            self._sections.append((name, rows))
         self._title = title
 
     def compose(self) -> ComposeResult:
@@ -118,7 +124,7 @@ class HelpScreen(ModalFrame[None]):
             frame.border_title = self._title
             frame.border_subtitle = "type to filter · tab table · esc close"
             yield Input(placeholder="Filter keys and actions", id="filter")
-            table: DataTable[Text] = DataTable(id="keys", cursor_type="row", zebra_stripes=False,
+            table: DataTable[Text] = DataTable(id="keys", cursor_type="none", zebra_stripes=False,
                                                show_header=False)
             yield table
             yield Static("", id="empty", classes="hint")

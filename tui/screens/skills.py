@@ -181,6 +181,7 @@ class SkillsScreen(ModalFrame[bool]):
     SkillsScreen #preview {
         height: 7;
         border-top: solid $border-blurred;
+        border-title-color: $text-muted;
     }
     SkillsScreen #status {
         height: auto;
@@ -200,7 +201,8 @@ class SkillsScreen(ModalFrame[bool]):
             frame.border_title = "Skills for this dialog"
             frame.border_subtitle = "space attach/detach · n new · e edit here · esc close"
             yield OptionList(id="skills")
-            with VerticalScroll(id="preview"):
+            with VerticalScroll(id="preview") as preview:
+                preview.border_title = "What it tells the model"
                 yield Static("", id="preview-text")
             yield Static("", id="status", classes="hint")
 

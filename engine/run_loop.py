@@ -217,7 +217,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                     RunFailed(
                         f"stopped after {setup.max_rounds} rounds of tool calls without a final answer; the tool "
                         "results so far are kept. Send a message to let the model continue, or raise the "
-                        "max_tool_rounds setting."
+                        "max_tool_rounds setting ([run] in the config)."
                     )
                 )
                 done = True

@@ -76,6 +76,8 @@ async def ensure_models(provider: Provider, wanted_id: str = "") -> str:
     try:
         provider.models = await list_models(provider)
     except ProviderError as error:
+        # with configured models the run can go on, and trying again every run would repeat the wait
+        provider.models_listed = bool(provider.models)
         return str(error)
     provider.models_listed = True
     return ""

@@ -701,3 +701,16 @@ async def test_center_aclose_closes_the_client_and_a_later_run_opens_a_new_one(l
     await run(dialog)
     assert dialog.last_message.content == "b"
     await center.aclose()
+
+
+async def test_a_failed_listing_is_not_repeated_when_configured_models_exist(llm_server: LLMServer) -> None:
+    llm_server.models_reply = error_reply(500, "down", shape="ollama")
+    llm_server.queue(openai_stream(["a"]), openai_stream(["b"]))
+    _, dialog, _ = setup(llm_server, settings={"max_retries": 0})
+    dialog.model_id = "not-configured"
+    dialog.append_message(Role.USER, "q")
+    await run(dialog)
+    await run(dialog)
+    paths = [r.path for r in llm_server.requests]
+    assert paths == ["/v1/models", "/v1/chat/completions", "/v1/chat/completions"]
+    assert llm_server.requests[1].json["model"] == "test-model"

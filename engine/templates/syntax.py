@@ -19,12 +19,18 @@ from .fields import TemplateField, checkbox_value, normalise_type
 
 #: A variable name: word characters of any script, dots and dashes, not starting with a digit (the spec's).
 NAME = re.compile(r"[^\W\d][\w.-]*")
+#: Where a placeholder may start: `{{`, a name, then `}}` (plain), `|` (typed) or anything else (not one).
+_START = re.compile(r"\{\{\s*([^\W\d][\w.-]*)\s*(\}\}|\|)?")
+_QUOTED = {
+    '"': re.compile(r'"((?:[^"\\]++|\\.)*+)"', re.DOTALL),
+    "'": re.compile(r"'((?:[^'\\]++|\\.)*+)'", re.DOTALL),
+}
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
 _WS = re.compile(r"\s*")
 _TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _BARE_STOP = frozenset(":}],")
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
-_HEX = frozenset("0123456789abcdefABCDEF")
 
 #: How far past the `|` the scanner looks for the closing `}}` before calling the placeholder malformed.
 MAX_SPEC_LENGTH = 4000
@@ -78,24 +84,22 @@ def scan(content: str) -> Scan:
     placeholders: list[Placeholder] = []
     problems: list[SyntaxProblem] = []
     position = 0
+    line, counted_to = 1, 0  # line numbers are counted incrementally: counting from 0 each time is quadratic
     while True:
-        start = content.find("{{", position)
-        if start < 0:
+        match = _START.search(content, position)
+        if match is None:
             break
-        name_match = NAME.match(content, _skip(content, start + 2))
-        if name_match is None:
-            position = start + 1
-            continue
-        name = name_match.group(0)
-        after = _skip(content, name_match.end())
-        if content.startswith("}}", after):
-            placeholders.append(Placeholder(start, after + 2, name, None))
-            position = after + 2
-        elif content.startswith("|", after):
+        start, name, after = match.start(), match.group(1), match.group(2)
+        if after == "}}":
+            placeholders.append(Placeholder(start, match.end(), name, None))
+            position = match.end()
+        elif after == "|":
             try:
-                spec, end = _parse_spec(content, after + 1, name)
+                spec, end = _parse_spec(content, match.end(), name)
             except _Malformed as problem:
-                problems.append(_problem(content, start, problem))
+                line += content.count("\n", counted_to, start)
+                counted_to = start
+                problems.append(_problem(content, start, line, problem))
                 position = start + 1
                 continue
             placeholders.append(Placeholder(start, end, name, spec))
@@ -110,12 +114,12 @@ def _skip(content: str, position: int) -> int:
     return match.end() if match else position
 
 
-def _problem(content: str, start: int, problem: _Malformed) -> SyntaxProblem:
+def _problem(content: str, start: int, line: int, problem: _Malformed) -> SyntaxProblem:
     stop = max(problem.position + 1, start + 2)
     excerpt = content[start : min(stop, start + 60)].replace("\n", "⏎")
     if stop > start + 60:
         excerpt += "…"
-    return SyntaxProblem(start, content.count("\n", 0, start) + 1, excerpt, problem.message)
+    return SyntaxProblem(start, line, excerpt, problem.message)
 
 
 def _parse_spec(content: str, position: int, name: str) -> tuple[TemplateField, int]:
@@ -168,27 +172,19 @@ def _parse_value(content: str, position: int, limit: int) -> tuple[str | list[st
 def _parse_quoted(content: str, position: int, limit: int) -> tuple[str, int]:
     """A quoted value; `\\n`, `\\t`, `\\"`, `\\'`, `\\\\` and `\\uXXXX` are escapes, any other backslash is kept."""
     quote = content[position]
-    out: list[str] = []
-    index = position + 1
-    while index < limit:
-        char = content[index]
-        if char == quote:
-            return "".join(out), index + 1
-        if char == "\\" and index + 1 < limit:
-            following = content[index + 1]
-            code = content[index + 2 : index + 6]
-            if following in _ESCAPES:
-                out.append(_ESCAPES[following])
-            elif following == "u" and len(code) == 4 and all(c in _HEX for c in code):
-                out.append(chr(int(code, 16)))
-                index += 4
-            else:
-                out.append(char + following)
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    raise _Malformed(f"a value opened with {quote} is never closed", position)
+    match = _QUOTED[quote].match(content, position, limit)
+    if match is None:
+        raise _Malformed(f"a value opened with {quote} is never closed", position)
+    return _ESCAPE.sub(_unescape, match.group(1)), match.end()
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code in _ESCAPES:
+        return _ESCAPES[code]
+    if len(code) == 5:
+        return chr(int(code[1:], 16))
+    return match.group(0)
 
 
 def _parse_list(content: str, position: int, limit: int) -> tuple[list[str], int]:

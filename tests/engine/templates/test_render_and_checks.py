@@ -96,3 +96,21 @@ def test_hint_falls_back_to_the_expected_format() -> None:
     assert TemplateField("x", "date").hint == "YYYY-MM-DD"
     assert TemplateField("x", "date", placeholder="when?").hint == "when?"
     assert TemplateField("x").hint == ""
+
+
+def test_segments_mark_what_stays_as_written() -> None:
+    from visindigo.engine.templates.render import Segment
+
+    prompt = Prompt("t", "Hi {{who}}, {{tone | select:options=[\"a\",\"b\"]}} on {{CURRENT_DATE}}{{x | select}}")
+    parts = prompt.segments({"who": "Ann"}, clock=lambda: datetime(2026, 1, 5, tzinfo=UTC))
+    assert parts == [
+        Segment("Hi "),
+        Segment("Ann"),
+        Segment(", "),
+        Segment('{{tone | select:options=["a","b"]}}', "tone"),
+        Segment(" on "),
+        Segment("2026-01-05"),
+        Segment("{{x | select}}"),
+    ]
+    assert "".join(p.text for p in parts) == prompt.render({"who": "Ann"}, clock=lambda: datetime(2026, 1, 5,
+                                                                                              tzinfo=UTC)).content

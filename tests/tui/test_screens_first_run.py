@@ -112,6 +112,7 @@ async def test_demo_and_skip_write_nothing(paths: Paths) -> None:
             await pilot.press(*keys)
             await pilot.pause()
         assert app.results == [FirstRunChoice(action)]  # type: ignore[arg-type]
+        assert app.results[0] == action and app.results[0] != "provider"
     assert not paths.config_file.exists()
 
 

@@ -83,3 +83,14 @@ async def test_key_names_are_shown_as_the_app_displays_them() -> None:
         table: DataTable[object] = app.screen.query_one(DataTable)
         keys = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
     assert "<ctrl+r> <f5>" in keys
+
+
+async def test_keys_every_screen_inherits_are_listed_once() -> None:
+    app = ScreenHost(lambda: HelpScreen(sections_for([("Chat", Child), ("Tool approval", ApprovalScreen)])))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, HelpScreen)
+        listed = screen.visible_descriptions
+    assert listed.count("Focus Next") == 1  # both are Screens; only the first section shows tab
+    assert listed.index("Focus Next") < listed.index("Allow once")

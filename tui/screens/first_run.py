@@ -39,12 +39,26 @@ async def _discover_default() -> Sequence[Any]:
     return await discover_providers()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FirstRunChoice:
-    """What the user chose: a provider (already saved and made the default), the demo, or to skip setup."""
+    """What the user chose: a provider (already saved and made the default), the demo, or to skip setup.
+
+    It compares equal to another choice with the same action and provider, and to its action's name, so a
+    caller may write `choice == "demo"`.
+    """
 
     action: Literal["provider", "demo", "skip"]
     provider: Provider | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return self.action == other
+        if isinstance(other, FirstRunChoice):
+            return (self.action, self.provider) == (other.action, other.provider)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.action)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -70,7 +71,7 @@ class MainScreen(Screen[None]):
         Binding("escape", "escape", "Cancel / back", id="cancel"),
         Binding("ctrl+n", "new_dialog", "New dialog", id="new-dialog"),
         Binding("ctrl+r", "regenerate", "Regenerate", id="regenerate"),
-        Binding("ctrl+e", "edit_last", "Edit last question", show=False, id="edit"),
+        Binding("alt+e", "edit_last", "Edit last question (↑ in an empty composer)", show=False, id="edit"),
         Binding("f2", "pick_model", "Model", id="model-picker"),
         Binding("f3", "providers", "Providers", show=False, id="providers"),
         Binding("f4", "mcp_servers", "MCP servers", show=False, id="mcp-servers"),
@@ -81,7 +82,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False, id="toggle-sidebar"),
         Binding("f9,ctrl+g", "toggle_drawer", "Reasoning", show=False, id="toggle-drawer"),
         Binding("ctrl+f,slash", "search", "Search dialogs", show=False, id="search"),
-        Binding("ctrl+y", "copy_last", "Copy last answer", show=False, id="copy-last"),
+        Binding("alt+y", "copy_last", "Copy last answer", show=False, id="copy-last"),
         Binding("alt+up", "tree_parent", "Parent dialog", show=False, id="parent-dialog"),
         Binding("alt+down", "tree_child", "First branch of this dialog", show=False, id="child-dialog"),
         Binding("alt+left", "tree_sibling(-1)", "Previous sibling dialog", show=False, id="previous-sibling"),
@@ -459,6 +460,11 @@ class MainScreen(Screen[None]):
         self.notify(f"Saved the {what} to {path}", markup=False)
         return path
 
+    @on(ComposerInput.RecallRequested)
+    def _recall(self, event: ComposerInput.RecallRequested) -> None:
+        event.stop()
+        self.action_edit_last()
+
     @on(MessagePane.EditRequested)
     def _edit_requested(self, event: MessagePane.EditRequested) -> None:
         self.start_edit(event.index)
@@ -652,8 +658,12 @@ class MainScreen(Screen[None]):
     def _toggle_panel(self, name: str, widget: Widget) -> None:
         """Flip a panel: on a narrow screen an opened panel takes the whole width until closed again."""
         shown = widget.display
-        self.set_class(not shown, f"-{name}-open")
-        self.set_class(shown, f"-{name}-closed")
+        if self.has_class("-narrow"):  # a temporary overlay: closing it returns to the automatic layout
+            self.set_class(not shown, f"-{name}-open")
+            self.remove_class(f"-{name}-closed")
+        else:
+            self.set_class(not shown, f"-{name}-open")
+            self.set_class(shown, f"-{name}-closed")
 
     def action_search(self) -> None:
         if not self.sidebar.region.width:
@@ -797,50 +807,64 @@ class MainScreen(Screen[None]):
 
     # --- the command palette -----------------------------------------------------------------------------------------
 
+    #: The palette's entries for the screen's actions: (action, title, help). Keys are added from BINDINGS.
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("new_dialog", "New dialog", "Start an empty dialog"),
+        ("regenerate", "Regenerate answer", "A new branch with another answer"),
+        ("edit_last", "Edit last question", "Change your last message in a new branch"),
+        ("escape", "Cancel generation", "Stop the answer being generated; also leaves an edit"),
+        ("pick_model", "Choose model", "Provider and model for this dialog"),
+        ("providers", "Manage providers", "Add, edit or remove providers"),
+        ("mcp_servers", "Manage MCP servers", "Add, enable or disable tool servers"),
+        ("skills", "Skills of this dialog", "Resident instructions for this dialog"),
+        ("templates", "Insert template", "Fill in a prompt template"),
+        ("rename", "Rename dialog", "Give this dialog a title"),
+        ("delete_dialog", "Delete dialog", "Delete this dialog after asking; its branches stay"),
+        ("toggle_sidebar", "Toggle sidebar", "Show or hide the dialog tree"),
+        ("toggle_drawer", "Toggle reasoning drawer", "Show or hide the reasoning"),
+        ("search", "Search dialogs", "Full-text search over every dialog"),
+        ("copy_last", "Copy last answer", "Copy the last answer to the clipboard (OSC 52)"),
+        ("save_last_copy", "Save last copy to a file", "When OSC 52 does not reach your clipboard"),
+        ("tree_parent", "Parent dialog", "Open the dialog this one branched from"),
+        ("tree_child", "First branch", "Open the first branch of this dialog"),
+        ("tree_sibling(-1)", "Previous sibling dialog", "The branch before this one"),
+        ("tree_sibling(1)", "Next sibling dialog", "The branch after this one"),
+        ("focus_messages", "Go to messages", "Move a cursor through the messages"),
+        ("focus_composer", "Go to composer", "Back to typing"),
+    ]
+
     def palette_commands(self) -> list[PaletteCommand]:
-        """Every action of the screen, for the command palette (MainCommands)."""
-        commands: list[PaletteCommand] = [
-            ("New dialog", "Start an empty dialog (ctrl+n)", self.action_new_dialog),
-            ("Regenerate answer", "A new branch with another answer (ctrl+r)", self.action_regenerate),
-            ("Edit last question", "Change your last message in a new branch (ctrl+e)", self.action_edit_last),
-            ("Cancel generation", "Stop the answer being generated (esc)", self.action_escape),
-            ("Choose model", "Provider and model for this dialog (f2)", self.action_pick_model),
-            ("Manage providers", "Add, edit or remove providers (f3)", self.action_providers),
-            ("Manage MCP servers", "Add, enable, disable tool servers (f4)", self.action_mcp_servers),
-            ("Skills of this dialog", "Resident instructions for this dialog (f5)", self.action_skills),
-            ("Insert template", "Fill a prompt template (f6, ctrl+t)", self.action_templates),
-            ("Rename dialog", "Give this dialog a title (f7)", self.action_rename),
-            ("Delete dialog", "Delete this dialog after asking; branches stay (f8)", self.action_delete_dialog),
-            ("Toggle sidebar", "Show or hide the dialog tree (ctrl+b)", self.action_toggle_sidebar),
-            ("Toggle reasoning drawer", "Show or hide the reasoning (f9, ctrl+g)", self.action_toggle_drawer),
-            ("Search dialogs", "Full-text search over every dialog (ctrl+f, /)", self.action_search),
-            ("Copy last answer", "Copy the last answer via OSC 52 (ctrl+y)", self.action_copy_last),
-            ("Save last copy to a file", "When OSC 52 does not reach your clipboard", self.action_save_last_copy),
-            ("Parent dialog", "Open the dialog this one branched from (alt+↑)", self.action_tree_parent),
-            ("First branch", "Open the first branch of this dialog (alt+↓)", self.action_tree_child),
-            ("Previous sibling dialog", "alt+←", lambda: self.action_tree_sibling(-1)),
-            ("Next sibling dialog", "alt+→", lambda: self.action_tree_sibling(1)),
-            ("Go to messages", "Move the cursor through messages (ctrl+o)", self.action_focus_messages),
-            ("Go to composer", "ctrl+l", self.action_focus_composer),
-        ]
+        """Every action of the screen (and of the message under the cursor), for the command palette."""
+        keys: dict[str, str] = {}
+        for binding in Binding.make_bindings(self.BINDINGS):
+            keys.setdefault(binding.action, binding.key)
+        commands: list[PaletteCommand] = []
+        for action, title, help_text in self.PALETTE:
+            key = keys.get(action)
+            shown_help = f"{help_text} ({key})" if key else help_text
+            commands.append((title, shown_help, partial(self.run_action, action)))
         cursor = self.pane.cursor
         if cursor is not None and cursor.index is not None:
             number = cursor.index + 1
             pane = self.pane
             commands += [
                 (f"Copy message {number}", "The message under the cursor (y)", pane.action_copy),
-                (f"Save message {number} to a file", "s", pane.action_save),
+                (f"Save message {number} to a file", "The message under the cursor (s)", pane.action_save),
             ]
             from ..clipboard import code_blocks
 
             for n in range(1, min(9, len(code_blocks(cursor.message.content))) + 1):
                 commands.append(
-                    (f"Copy code block {n} of message {number}", f"key {n}", lambda n=n: pane.action_copy_code(n))
+                    (f"Copy code block {n} of message {number}", f"key {n}", partial(pane.action_copy_code, n))
                 )
+            if cursor.message.role in (Role.USER, Role.PROMPT):
+                commands.append((f"Edit message {number}", "In a new branch (e)", pane.action_edit))
+            else:
+                commands.append((f"Regenerate from message {number}", "In a new branch (r)", pane.action_regenerate))
             if cursor.alternatives is not None:
                 commands += [
-                    ("Previous alternative", "◀ at the cursor (←, [)", lambda: pane.action_step(-1)),
-                    ("Next alternative", "▶ at the cursor (→, ])", lambda: pane.action_step(1)),
+                    ("Previous alternative", "◀ at the cursor (← or [)", partial(pane.action_step, -1)),
+                    ("Next alternative", "▶ at the cursor (→ or ])", partial(pane.action_step, 1)),
                 ]
         return commands
 

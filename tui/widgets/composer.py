@@ -26,7 +26,9 @@ class ComposerInput(TextArea):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Send", show=False),
-        Binding("ctrl+j", "newline", "New line", show=False),
+        Binding("ctrl+j", "newline", "New line (also shift+enter / alt+enter where the terminal reports them)",
+                show=False),
+        Binding("up", "recall", "Edit the last question (when the composer is empty)", show=False),
     ]
 
     class Submitted(TextualMessage):
@@ -41,7 +43,15 @@ class ComposerInput(TextArea):
         def control(self) -> ComposerInput:
             return self.composer
 
+    class RecallRequested(TextualMessage):
+        """↑ in an empty composer: edit the last question (a new branch)."""
+
     async def _on_key(self, event: events.Key) -> None:
+        if event.key == "up" and not self.text:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.RecallRequested())
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -53,6 +63,12 @@ class ComposerInput(TextArea):
             self.action_newline()
             return
         await super()._on_key(event)
+
+    def action_recall(self) -> None:
+        if not self.text:
+            self.post_message(self.RecallRequested())
+        else:
+            self.action_cursor_up()
 
     def action_submit(self) -> None:
         self.post_message(self.Submitted(self, self.text))

@@ -125,6 +125,8 @@ class DialogTree(Tree[str]):
             add(self.root, root)
         if current_id in nodes:
             self.move_cursor(nodes[current_id])
+        elif self.root.children:
+            self.move_cursor(self.root.children[0])
 
     def show_hits(self, hits: list[SearchHit]) -> None:
         self.clear()

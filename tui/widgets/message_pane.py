@@ -11,6 +11,7 @@ drawer shows; requests (copy, edit, regenerate, alternatives) go to the screen a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -168,6 +169,7 @@ class MessagePane(VerticalScroll, can_focus=True):
         self._alternatives: dict[int, tuple[int, int]] = {}
         self._cursor: MessageView | None = None
         self._loading = False
+        self._autoload_suspended = 0
         self._marker = EarlierMarker(Content(""))
 
     @property
@@ -266,8 +268,11 @@ class MessagePane(VerticalScroll, can_focus=True):
                 position, total = self._alternatives.get(view.index, (0, 0))
                 view.set_alternatives(position, total)
 
-    async def load_earlier(self, count: int = BATCH) -> int:
-        """Mount up to `count` messages before the first mounted one; returns how many were mounted."""
+    async def load_earlier(self, count: int = BATCH, *, keep_position: bool = True) -> int:
+        """Mount up to `count` messages before the first mounted one; returns how many were mounted.
+
+        With `keep_position` the view stays on what the user was reading (the new messages appear above it).
+        """
         if self.dialog is None or self._first <= 0 or self._loading:
             return 0
         self._loading = True
@@ -277,6 +282,7 @@ class MessagePane(VerticalScroll, can_focus=True):
             before_height = self.virtual_size.height
             before_scroll = self.scroll_y
             first = self.views[0] if self.views else None
+            self._suspend_autoload()
             if first is not None:
                 await self.mount_all(views, before=first)
             else:
@@ -284,19 +290,35 @@ class MessagePane(VerticalScroll, can_focus=True):
             self._first = start
             self._marker.set_count(start)
 
-            def keep_position() -> None:
-                grown = self.virtual_size.height - before_height
-                self.scroll_to(y=before_scroll + grown, animate=False, immediate=True)
+            def settle() -> None:
+                if keep_position:
+                    grown = self.virtual_size.height - before_height
+                    self.scroll_to(y=before_scroll + grown, animate=False, immediate=True)
+                self._resume_autoload()
 
-            self.call_after_refresh(keep_position)
+            self.call_after_refresh(settle)
             return len(views)
         finally:
             self._loading = False
 
+    def _suspend_autoload(self) -> None:
+        self._autoload_suspended += 1
+
+    def _resume_autoload(self) -> None:
+        self._autoload_suspended = max(0, self._autoload_suspended - 1)
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value <= LOAD_MARGIN < old_value and self._first > 0 and not self._loading:
+        if self._autoload_suspended or self._loading or self._first <= 0:
+            return
+        if new_value <= LOAD_MARGIN < old_value:
             self.run_worker(self.load_earlier(), group="load-earlier", exclusive=True, exit_on_error=False)
+
+    def _scroll_quietly(self, scroll: Callable[[], object]) -> None:
+        """Scroll without that counting as the user reaching the top (which loads earlier messages)."""
+        self._suspend_autoload()
+        scroll()
+        self.call_after_refresh(self._resume_autoload)
 
     # --- live updates from a run ----------------------------------------------------------------------------
 
@@ -422,7 +444,8 @@ class MessagePane(VerticalScroll, can_focus=True):
         if view is not None:
             view.set_cursor(True)
             if scroll:
-                self.scroll_to_widget(view, animate=False, top=view.outer_size.height > self.size.height)
+                top = view.outer_size.height > self.size.height
+                self._scroll_quietly(lambda: self.scroll_to_widget(view, animate=False, top=top))
         self.post_message(self.CursorMoved(self, view))
 
     def on_focus(self) -> None:
@@ -443,7 +466,7 @@ class MessagePane(VerticalScroll, can_focus=True):
                 views = self.views
                 position = views.index(current) - 1
             else:
-                self.scroll_home(animate=False)
+                self._scroll_quietly(lambda: self.scroll_home(animate=False))
                 return
         if position >= len(views):
             self.scroll_end(animate=False)
@@ -451,10 +474,11 @@ class MessagePane(VerticalScroll, can_focus=True):
         self.select_view(views[max(0, position)])
 
     async def action_first(self) -> None:
-        await self.load_earlier()
+        """The first mounted message, after mounting one more batch (press again to go further back)."""
+        await self.load_earlier(keep_position=False)
         if self.views:
-            self.select_view(self.views[0])
-        self.scroll_home(animate=False)
+            self.select_view(self.views[0], scroll=False)
+        self._scroll_quietly(lambda: self.scroll_home(animate=False, immediate=True))
 
     def action_last(self) -> None:
         if self.views:

@@ -12,6 +12,7 @@ and `finish` binds it to the message the dialog appended and renders it once in 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -320,10 +321,19 @@ class MessageView(Widget):
             await self._stream.write(text)
 
     async def stop_stream(self) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        """Stop the MarkdownStream (its last fragments are drawn; `finish` re-renders in full anyway)."""
+        stream, self._stream = self._stream, None
         self._cleaner = None
+        if stream is None:
+            return
+        try:
+            await stream.stop()
+        except asyncio.CancelledError:
+            # MarkdownStream.stop awaits its cancelled task; when that task had not started yet, the
+            # CancelledError surfaces here. Swallow it unless it is this task that is being cancelled.
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
 
     async def finish(self, message: Message, index: int) -> None:
         """Bind the streamed view to the dialog's message and render it once in full."""

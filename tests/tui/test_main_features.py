@@ -1,0 +1,332 @@
+"""Copy, safety of untrusted text, the reasoning drawer, tools, models, links, narrow terminals, the palette."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Collapsible, Markdown, Static
+
+from visindigo.engine import Capability, Center, Function, ModelInfo, Role
+from visindigo.engine.approval import DENIED_RESULT
+from visindigo.engine.providers import FinishPart, Pause, ReasoningPart, TextPart, ToolCallPart, scripted_provider
+from visindigo.tui.screens.approval import ApprovalScreen
+from visindigo.tui.screens.confirm import ConfirmScreen
+from visindigo.tui.screens.main import MainScreen
+from visindigo.tui.screens.model_picker import ModelPickerScreen
+
+from .helpers import answer, main_screen, make_app, make_center, seeded_dialog, settle, type_text
+
+CODE_ANSWER = "Two blocks:\n\n```python\nprint('one')\n```\n\nand\n\n```sh\necho two\n```\n"
+
+
+async def _ask(pilot: Any, text: str) -> None:
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+# --- copy ----------------------------------------------------------------------------------------------------
+
+
+async def test_copy_a_message_and_a_code_block_through_osc52(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = make_app([answer(CODE_ANSWER)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "show code")
+        await pilot.press("ctrl+o")  # cursor on the last message
+        await pilot.press("y")
+        assert app.clipboard == CODE_ANSWER
+        await pilot.press("2")
+        assert app.clipboard == "echo two\n"
+        await pilot.press("1")
+        assert app.clipboard == "print('one')\n"
+        await pilot.press("3")  # there is no third block: nothing changes, the user is told
+        assert app.clipboard == "print('one')\n"
+        await pilot.press("up")
+        await pilot.press("y")
+        assert app.clipboard == "show code"
+        await pilot.press("alt+y")
+        assert app.clipboard == CODE_ANSWER
+        # the fallback: the same text into a file, in the working folder
+        screen.action_save_last_copy()
+        saved = list(tmp_path.glob("visindigo-*.md"))
+        assert len(saved) == 1 and saved[0].read_text(encoding="utf-8") == CODE_ANSWER
+        await pilot.press("ctrl+o", "s")
+        assert len(list(tmp_path.glob("visindigo-*.md"))) == 2
+
+
+# --- untrusted text ---------------------------------------------------------------------------------------------
+
+HOSTILE = "Title\x1b]2;PWNED\x07 red \x1b[31mALERT\x1b[0m \u202eevil\u202c [b]bold?[/b] [@click=app.quit]x[/] \x9b2J"
+
+
+async def test_model_and_tool_text_is_stripped_of_control_sequences_and_never_read_as_markup() -> None:
+    class Echo(Function):
+        id = "echo"
+        name = "echo"
+        description = "echoes"
+        parameter_schema = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+        def invoke(self, arguments: dict[str, Any]) -> dict[str, Any]:
+            return {"said": HOSTILE}
+
+    call = ToolCallPart("call_1", "echo", json.dumps({"text": HOSTILE}))
+    turns = [
+        [ReasoningPart(HOSTILE), TextPart("Let me \x1b]52;c;ZXZpbA==\x07check"), call, FinishPart("tool_calls")],
+        [TextPart(HOSTILE), FinishPart("stop")],
+    ]
+    center = make_center(turns)
+    center.add_function(Echo())
+    app = make_app(center=center)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "user says [red]hi[/red] \x1b[2J")
+        rendered: list[str] = []  # text as the model wrote it, decoded
+        literal: list[str] = []  # JSON of tool calls and results, shown as JSON (escapes stay visible text)
+        for view in screen.pane.views:
+            rendered += [md.source for md in view.query(Markdown)]
+            target = literal if view.message.role is Role.TOOL else rendered
+            target += [str(static.content) for static in view.query(Static) if not static.has_class("calls")]
+            literal += [str(static.content) for static in view.query(".calls")]
+            literal += [str(block.title) for block in view.query(Collapsible)]
+        rendered.append(screen.drawer.text)
+        text = "\n".join(rendered + literal)
+        for bad in ("\x1b", "\x07", "\x9b", "\u202e"):
+            assert bad not in text, repr(bad)
+        for bad in ("PWNED", "ZXZpbA"):  # the payload of a removed sequence goes with it
+            assert bad not in "\n".join(rendered), bad
+        assert "[b]bold?[/b]" in text  # markup shown literally
+        assert "user says [red]hi[/red]" in text
+        assert app.is_running  # [@click=app.quit] did nothing
+
+
+async def test_links_open_only_after_confirmation(monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[str] = []
+    app = make_app([answer("See [the docs](https://example.com/docs).")])
+    monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "link?")
+        markdown = screen.pane.view_for(1).query_one(Markdown)  # type: ignore[union-attr]
+        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.com/docs"))
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert opened == []
+        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.com/docs"))
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert opened == ["https://example.com/docs"]
+
+
+# --- reasoning drawer --------------------------------------------------------------------------------------------
+
+
+async def test_the_drawer_follows_the_stream_live_and_shows_old_messages_reasoning() -> None:
+    turn = [ReasoningPart("step one; "), Pause(0.8), ReasoningPart("step two"), TextPart("done"), FinishPart("stop")]
+    center = make_center([turn])
+    old = seeded_dialog(center, [("old question", "old answer")])
+    app = make_app(center=center)
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = main_screen(app)
+        await screen.open_dialog(old)
+        await pilot.pause()
+        assert screen.drawer.display
+        assert screen.drawer.text == "thinking about old question"
+        await type_text(pilot, "new")
+        await pilot.press("enter")
+        await pilot.pause(0.4)
+        assert screen.drawer.source == "stream"
+        assert screen.drawer.text == "step one; "
+        await settle(pilot)
+        assert screen.drawer.text == "step one; step two"
+        await pilot.press("ctrl+o")
+        for _ in range(2):
+            await pilot.press("up")
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
+        assert screen.drawer.text == "thinking about old question"
+
+
+# --- tools -------------------------------------------------------------------------------------------------------
+
+
+class Dangerous(Function):
+    id = "wipe"
+    name = "wipe"
+    description = "wipes a folder"
+    parameter_schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+    requires_approval = True
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def invoke(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append(arguments)
+        return {"wiped": arguments.get("path")}
+
+
+def _tool_turns(n: int) -> list[list[Any]]:
+    turns: list[list[Any]] = []
+    for i in range(n):
+        turns.append([ToolCallPart(f"call_{i}", "wipe", '{"path": "/tmp/x"}'), FinishPart("tool_calls")])
+        turns.append([TextPart(f"done {i}"), FinishPart("stop")])
+    return turns
+
+
+async def test_tool_calls_are_collapsible_blocks_and_ask_before_dangerous_tools() -> None:
+    tool = Dangerous()
+    center = make_center(_tool_turns(3))
+    center.add_function(tool)
+    app = make_app(center=center)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        # allow once
+        await type_text(pilot, "wipe it")
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, ApprovalScreen)
+        assert app.screen.request.function_id == "wipe"
+        await pilot.press("y")
+        await settle(pilot)
+        assert tool.calls == [{"path": "/tmp/x"}]
+        dialog = screen.dialog
+        tool_index = next(i for i, m in enumerate(dialog.messages) if m.role is Role.TOOL)
+        view = screen.pane.view_for(tool_index)
+        assert view is not None
+        block = view.query_one(Collapsible)
+        assert block.collapsed
+        assert "wipe" in str(block.title) and "/tmp/x" in str(block.title)
+        assert not block.has_class("-error")
+        screen.pane.focus()
+        screen.pane.select_view(view)
+        await pilot.press("enter")
+        assert not block.collapsed
+        # deny: the model is told, the tool does not run
+        await pilot.press("ctrl+l")
+        await type_text(pilot, "again")
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, ApprovalScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert len(tool.calls) == 1
+        results = [m for m in dialog.messages if m.role is Role.TOOL]
+        assert results[-1].content == DENIED_RESULT
+        denied_view = screen.pane.view_for(dialog.messages.index(results[-1]) if False else dialog.message_count - 2)
+        assert denied_view is not None and denied_view.query_one(Collapsible).has_class("-error")
+        # allow for the dialog: no question the next time
+        await type_text(pilot, "third")
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, ApprovalScreen)
+        await pilot.press("a")
+        await settle(pilot)
+        assert "wipe" in dialog.approved_function_ids
+        assert len(tool.calls) == 2
+
+
+# --- model switch -------------------------------------------------------------------------------------------------
+
+
+async def test_switching_the_model_applies_to_the_dialog_and_is_recorded_on_each_message() -> None:
+    models = [
+        ModelInfo("small", name="Small", capabilities=Capability.TEXT),
+        ModelInfo("large", name="Large", capabilities=Capability.TEXT | Capability.TOOLS | Capability.REASONING),
+    ]
+    center = Center()
+    center.add_provider(scripted_provider([answer("from small"), answer("from large")], models=models))
+    app = make_app(center=center)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "one")
+        assert screen.dialog.message_at(1).meta["model_id"] == "small"
+        assert "Small" in str(screen.status_line.content)
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, ModelPickerScreen)
+        app.screen.query_one("#filter").focus()
+        await type_text(pilot, "large")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert screen.dialog.model_id == "large"
+        status = str(screen.status_line.content)
+        assert "Large" in status and "TFR" in status
+        await pilot.press("ctrl+l")
+        await _ask(pilot, "two")
+        assert screen.dialog.message_at(3).meta["model_id"] == "large"
+        assert screen.dialog.message_at(1).meta["model_id"] == "small"
+
+
+# --- layout ----------------------------------------------------------------------------------------------------
+
+
+async def test_narrow_terminals_hide_the_sidebar_and_drawer_and_open_them_on_demand() -> None:
+    center = make_center([])
+    seeded_dialog(center, [("q", "a")], title="Only dialog")
+    app = make_app(center=center)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        assert screen.has_class("-narrow")
+        assert not screen.sidebar.display and not screen.drawer.display
+        assert screen.pane.region.width >= 78
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert screen.sidebar.display and screen.sidebar.region.width >= 78
+        assert screen.focused is screen.sidebar.dialog_tree
+        await pilot.press("enter")  # opening a dialog closes the sidebar again
+        await pilot.pause()
+        assert not screen.sidebar.display
+        assert screen.dialog.title == "Only dialog"
+        await pilot.press("f9")
+        await pilot.pause()
+        assert screen.drawer.display and screen.drawer.region.width >= 78
+        await pilot.press("f9")
+        await pilot.pause()
+        assert not screen.drawer.display
+        await pilot.resize_terminal(130, 40)
+        await pilot.pause()
+        assert screen.has_class("-wide") and screen.sidebar.display and screen.drawer.display
+
+
+# --- palette and help -----------------------------------------------------------------------------------------------
+
+
+def test_every_key_of_the_main_screen_is_in_the_palette() -> None:
+    from textual.binding import Binding
+
+    in_palette = {action for action, _title, _help in MainScreen.PALETTE}
+    for binding in Binding.make_bindings(MainScreen.BINDINGS):
+        assert binding.action in in_palette, binding
+
+
+async def test_the_palette_runs_a_command() -> None:
+    app = make_app([answer("x")])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        assert screen.sidebar.display
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "toggle sidebar")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert not screen.sidebar.display
+
+
+async def test_help_lists_the_keys_of_every_part() -> None:
+    from visindigo.tui.screens.help import HelpScreen
+
+    app = make_app([])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        descriptions = app.screen.visible_descriptions
+        for expected in ("Regenerate", "Copy message", "Send", "Delete dialog", "Previous alternative"):
+            assert any(expected in d for d in descriptions), expected

@@ -1,0 +1,157 @@
+"""Sending, streaming, cancelling and failing, as the user sees it on the main screen."""
+
+from __future__ import annotations
+
+from textual.widgets import Markdown
+
+from visindigo.engine import Role
+from visindigo.engine.providers import FinishPart, Pause, ProviderError, ReasoningPart, TextPart
+from visindigo.tui.widgets.message_pane import Notice
+
+from .helpers import answer, main_screen, make_app, settle, type_text
+
+
+async def test_a_reply_streams_into_the_pane_and_is_rendered_once_in_full() -> None:
+    turn = [
+        ReasoningPart("I should greet "),
+        ReasoningPart("them back."),
+        TextPart("# Hello\n\nFirst "),
+        Pause(0.8),
+        TextPart("part, then the second "),
+        Pause(0.8),
+        TextPart("part.\n\n```python\nprint(1)\n```\n"),
+        FinishPart("stop"),
+    ]
+    app = make_app([turn])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        await type_text(pilot, "hi there")
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        # mid-stream: a streaming view without an index, the status says so, the drawer shows live reasoning
+        stream = screen.pane.streaming_view
+        assert stream is not None and stream.index is None
+        assert "First" in stream.query_one(Markdown).source
+        assert "second" not in stream.query_one(Markdown).source
+        assert "generating" in str(screen.status_line.content)
+        assert screen.drawer.source == "stream"
+        assert "greet them back." in screen.drawer.text
+        await settle(pilot)
+        dialog = screen.dialog
+        assert [m.role for m in dialog.messages] == [Role.USER, Role.ASSISTANT]
+        assert screen.pane.streaming_view is None
+        view = screen.pane.view_for(1)
+        assert view is not None
+        assert view.query_one(Markdown).source == dialog.message_at(1).content
+        assert "streaming" not in str(screen.status_line.content)
+        assert screen.drawer.text == "I should greet them back."
+        assert dialog.title == "hi there"
+        assert screen.sidebar.dialog_tree.node_for(dialog.id) is not None
+        assert screen.composer.text == ""
+
+
+async def test_newline_keys_do_not_send_and_enter_does() -> None:
+    app = make_app([answer("ok")])
+    async with app.run_test() as pilot:
+        screen = main_screen(app)
+        await type_text(pilot, "one")
+        await pilot.press("ctrl+j")
+        await type_text(pilot, "two")
+        assert screen.composer.text == "one\ntwo"
+        assert screen.dialog.message_count == 0
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.dialog.message_at(0).content == "one\ntwo"
+
+
+async def test_pasted_newlines_never_send() -> None:
+    from textual import events
+
+    app = make_app([answer("ok")])
+    async with app.run_test() as pilot:
+        screen = main_screen(app)
+        app.post_message(events.Paste("first line\nsecond line\n"))  # as the driver delivers it
+        await pilot.pause()
+        assert screen.dialog.message_count == 0
+        assert screen.composer.text == "first line\nsecond line\n"
+
+
+async def test_escape_cancels_and_keeps_the_partial_answer_marked_interrupted() -> None:
+    turn = [TextPart("The beginning of a long "), Pause(30), TextPart("never shown"), FinishPart("stop")]
+    app = make_app([turn])
+    async with app.run_test() as pilot:
+        screen = main_screen(app)
+        await type_text(pilot, "tell me")
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert screen.runs.is_running(screen.dialog.id)
+        await pilot.press("escape")
+        await settle(pilot)
+        dialog = screen.dialog
+        assert not screen.runs.is_running(dialog.id)
+        last = dialog.message_at(dialog.message_count - 1)
+        assert last.role is Role.ASSISTANT
+        assert last.content == "The beginning of a long "
+        assert last.meta.get("status") == "interrupted"
+        view = screen.pane.view_for(dialog.message_count - 1)
+        assert view is not None and view.has_class("-interrupted")
+        assert screen.pane.streaming_view is None
+        notices = list(screen.pane.query(Notice))
+        assert notices and "Cancelled" in str(notices[0].content)
+
+
+async def test_a_failed_run_says_why_and_keeps_what_arrived() -> None:
+    turn = [TextPart("partial "), ProviderError("scripted: HTTP 503 service unavailable")]
+    app = make_app([turn])
+    async with app.run_test() as pilot:
+        screen = main_screen(app)
+        await type_text(pilot, "q")
+        await pilot.press("enter")
+        await settle(pilot)
+        notices = list(screen.pane.query(Notice))
+        assert notices and "503 service unavailable" in str(notices[0].content)
+        last = screen.dialog.message_at(1)
+        assert last.content == "partial " and last.meta.get("status") == "incomplete"
+        assert screen.pane.view_for(1) is not None
+
+
+async def test_a_second_send_while_answering_is_refused_not_queued() -> None:
+    turn = [TextPart("slow"), Pause(30), FinishPart("stop")]
+    app = make_app([turn, answer("second")])
+    async with app.run_test() as pilot:
+        screen = main_screen(app)
+        await type_text(pilot, "first")
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        await type_text(pilot, "again")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.dialog.message_count == 1  # only the first question
+        assert screen.composer.text == "again"  # the draft is kept
+        await pilot.press("escape")
+        await settle(pilot)
+
+
+async def test_long_dialogs_mount_the_end_and_load_earlier_messages_on_demand() -> None:
+    from visindigo.tui.widgets.message_pane import BATCH
+
+    from .helpers import make_center, seeded_dialog
+
+    center = make_center([])
+    dialog = seeded_dialog(center, [(f"question {n}", f"answer {n}") for n in range(150)])
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(app)
+        await screen.open_dialog(dialog)
+        await pilot.pause()
+        assert len(screen.pane.views) == BATCH
+        assert screen.pane.first_mounted == 300 - BATCH
+        screen.pane.focus()
+        await pilot.press("home")
+        await pilot.pause()
+        assert len(screen.pane.views) == 2 * BATCH
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 300 - 2 * BATCH
+        await screen.open_dialog(dialog, focus_index=5)
+        await pilot.pause()
+        assert screen.pane.view_for(5) is not None
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 5

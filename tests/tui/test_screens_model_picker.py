@@ -127,3 +127,14 @@ async def test_no_providers_says_what_to_do() -> None:
         await pilot.press("escape")
         await pilot.pause()
     assert app.results == [None]
+
+
+async def test_without_a_chosen_model_the_one_the_dialog_would_use_is_marked(llm_server: LLMServer) -> None:
+    center = make_center(llm_server)
+    app = ScreenHost(lambda: ModelPickerScreen(center, "other", "", required=Capability.REASONING))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        models = app.screen.query_one("#models", OptionList)
+        prompts = [str(models.get_option_at_index(i).prompt) for i in range(models.option_count)]
+        assert models.highlighted == 1
+    assert prompts[1].startswith("● ") and not prompts[0].startswith("●")

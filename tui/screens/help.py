@@ -15,6 +15,11 @@ from textual.widgets import DataTable, Input, Static
 
 from ._common import ModalFrame
 
+KEY_COLUMN = 18
+"""Width of the key column; longer key lists wrap."""
+ACTION_COLUMN = 50
+"""Width of the description column, so both columns fit 80 columns; longer descriptions wrap."""
+
 HelpSection = tuple[str, Iterable[BindingType]]
 """A titled group of bindings, such as ("Main screen", MainScreen.BINDINGS)."""
 
@@ -63,6 +68,8 @@ def help_rows(bindings: Iterable[BindingType], keymap: Mapping[str, str] | None 
     """
     grouped: dict[tuple[str, str], list[Binding]] = {}
     for binding in Binding.make_bindings(bindings):
+        if binding.system and not binding.description:
+            continue  # Textual's internal keys (ctrl+c "how to quit" hint)
         if keymap and binding.id and binding.id in keymap:
             keys = [key.strip() for key in keymap[binding.id].split(",") if key.strip()]
             variants = [binding.with_key(key) for key in keys]
@@ -131,8 +138,8 @@ class HelpScreen(ModalFrame[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_column("Key", key="key")
-        table.add_column("Action", key="action")
+        table.add_column("Key", key="key", width=KEY_COLUMN)
+        table.add_column("Action", key="action", width=ACTION_COLUMN)
         self._fill("")
 
     def _fill(self, query: str) -> None:
@@ -152,7 +159,10 @@ class HelpScreen(ModalFrame[None]):
             table.add_row(Text(section, style="bold underline"), Text(""), key=f"section-{index}")
             for number, row in enumerate(matching):
                 keys = " ".join(self.app.get_key_display(Binding(key, "")) for key in row.keys)
-                table.add_row(Text(keys, style="bold"), Text(row.description), key=f"row-{index}-{number}")
+                # Several keys for one action wrap onto more lines instead of widening the key column.
+                height = 1 if len(keys) <= KEY_COLUMN and len(row.description) <= ACTION_COLUMN else None
+                table.add_row(Text(keys, style="bold"), Text(row.description), key=f"row-{index}-{number}",
+                              height=height)
                 shown += 1
         self.query_one("#empty", Static).update("No key matches the filter." if not shown else "")
 

@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from visindigo.engine.capability import Capability
 from visindigo.engine.center import Center
-from visindigo.engine.provider import ModelInfo, Provider
+from visindigo.engine.provider import ModelInfo, NoModelAvailable, Provider
 from visindigo.engine.providers.base import ProviderError
 
 from ._common import ModalFrame, safe, sanitize
@@ -194,7 +194,7 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
         ]
         highlighted = models_list.highlighted
         previous = self._shown[highlighted].id if highlighted is not None and highlighted < len(self._shown) else ""
-        current = self._current_model_id if provider.id == self._current_provider_id else provider.default_model
+        current = self._current_for(provider)
         models_list.clear_options()
         models_list.add_options(
             Option(model_prompt(m, current=m.id == current, required=self._required)) for m in self._shown
@@ -208,6 +208,14 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
             if ids:
                 models_list.highlighted = 0
         self._describe(provider, needle)
+
+    def _current_for(self, provider: Provider) -> str:
+        """The model a dialog on this provider uses: the chosen one, else the one `pick_model` would take."""
+        preferred = self._current_model_id if provider.id == self._current_provider_id else ""
+        try:
+            return provider.pick_model(self._required, preferred).id
+        except NoModelAvailable:
+            return preferred or provider.default_model
 
     def _describe(self, provider: Provider, needle: str) -> None:
         total = len(provider.models)

@@ -14,9 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from ..provider import ModelInfo, Provider
+from ._httpx import httpx
 
 __all__ = ["KNOWN_KEYS", "LOCAL_SERVERS", "DiscoveredProvider", "discover_providers"]
 

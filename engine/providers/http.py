@@ -18,9 +18,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from ..provider import Provider
+from ._httpx import httpx
 from .base import ProviderError, redact
 
 __all__ = ["HTTPTransport", "error_from_body", "transport_error"]

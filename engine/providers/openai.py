@@ -25,11 +25,10 @@ import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
-import httpx
-
 from ..capability import Capability
 from ..message import Message, Role
 from ..provider import ModelInfo, Provider
+from ._httpx import httpx
 from .base import ChatRequest, FinishPart, ProviderError, ReasoningPart, StreamPart, TextPart, ToolCallPart, UsagePart
 from .history import sendable_history
 from .http import HTTPTransport, error_text, transport_error

@@ -124,6 +124,7 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
         self._lister = list_models or _default_lister
         self._provider: Provider | None = None
         self._shown: list[ModelInfo] = []
+        self._shown_for: Provider | None = None
         self._errors: dict[str, str] = {}
 
     # --- layout -------------------------------------------------------------------------------------------
@@ -187,13 +188,16 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
         models_list = self.query_one("#models", OptionList)
         if provider is None:
             return
+        highlighted = models_list.highlighted
+        previous = ""
+        if self._shown_for is provider and highlighted is not None and highlighted < len(self._shown):
+            previous = self._shown[highlighted].id  # keep the cursor on the same model while filtering
         needle = self.query_one("#filter", Input).value.strip().lower()
         self._shown = [
             m for m in provider.models
             if not needle or needle in m.id.lower() or needle in (m.name or "").lower()
         ]
-        highlighted = models_list.highlighted
-        previous = self._shown[highlighted].id if highlighted is not None and highlighted < len(self._shown) else ""
+        self._shown_for = provider
         current = self._current_for(provider)
         models_list.clear_options()
         models_list.add_options(

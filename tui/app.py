@@ -6,6 +6,8 @@ files or sockets itself beyond what the Center and the screens it wires do.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from visindigo.engine.templates.library import TemplateLibrary
+
+log = logging.getLogger(__name__)
 
 #: Frames per second while a reply streams. Each redraw of a scrolling 120×40 pane costs ~30 KB, so this is
 #: what sets the bandwidth an SSH link must carry; `--fps` (or `[ui] stream_fps`) lowers it for slow links.
@@ -121,7 +125,21 @@ class VisindigoApp(App[None]):
             dialog.model_id = model_id
         return dialog
 
+    def _install_tool_source(self) -> None:
+        """The MCP manager the run loop asks for tools; servers marked start_on_launch start now."""
+        if self.center.tool_source is not None:
+            return
+        from visindigo.engine.mcp import MCPManager
+
+        log_dir = self.center.paths.data_dir / "logs" if self.center.paths is not None else None
+        manager = MCPManager(log_dir)
+        self.center.tool_source = manager
+        servers = [s for s in self.center.mcp_servers if s.enabled and s.start_on_launch]
+        if servers:
+            self.run_worker(manager.start_on_launch(servers), group="mcp-launch", exit_on_error=False)
+
     async def on_mount(self) -> None:
+        self._install_tool_source()
         first = self._apply_choices()
         fps = configured_fps(self.center, self.options)
         if self.options.demo:
@@ -141,30 +159,29 @@ class VisindigoApp(App[None]):
 
     def first_run(self) -> None:
         """Nothing is configured: offer the providers found, a form, and the demo."""
-        try:
-            from .screens.first_run import FirstRunScreen  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            self.notify(
-                "No provider is configured. f3 adds one; `visindigo --demo` tries the app without one.",
-                severity="warning",
-                timeout=30,
-            )
-            return
+        from .screens.first_run import FirstRunScreen
+
         self.push_screen(FirstRunScreen(self.center), self._first_run_done)
 
-    async def _first_run_done(self, result: object) -> None:
-        if result == "demo":
+    async def _first_run_done(self, choice: object) -> None:
+        main = self.main_screen
+        if main is None:
+            return
+        if choice == "demo":
             from .demo import install_demo
 
             dialog = await install_demo(self.center, delay=self.options.demo_delay)
-            screen = self.main_screen
-            if screen is not None and dialog is not None:
-                await screen.open_dialog(dialog)
-                screen.refresh_tree(dialog.id)
-        main = self.main_screen
-        if main is not None:
-            main.refresh_tree()
-            main._refresh_status()
+            if dialog is not None:
+                main.refresh_tree(dialog.id)
+                await main.open_dialog(dialog)
+        elif not self.center.providers:
+            self.notify(
+                "No provider yet: f3 adds one, and `visindigo --demo` tries the app without one.",
+                severity="warning",
+                timeout=15,
+            )
+        main.refresh_tree()
+        main._refresh_status()
 
     @property
     def main_screen(self) -> MainScreen | None:
@@ -213,6 +230,11 @@ class VisindigoApp(App[None]):
         yield SystemCommand("Keys", "Every key of the app (f1)", self.action_help)
 
     async def action_quit(self) -> None:
+        """Cancel runs (their partial answers are kept), close servers and clients, then leave."""
         for worker in list(self.workers):
             worker.cancel()
+        try:
+            await asyncio.wait_for(self.center.aclose(), timeout=5)
+        except Exception:  # leaving must never fail; the OS reclaims what is left
+            log.exception("closing the Center failed")
         self.exit()

@@ -740,12 +740,10 @@ class MainScreen(Screen[None]):
 
     @work(group="modal", exclusive=True, exit_on_error=False)
     async def action_mcp_servers(self) -> None:
-        try:
-            from .mcp_servers import MCPServersScreen  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            self.notify("The MCP server manager is not available in this build.", severity="warning")
-            return
-        await self.app.push_screen_wait(MCPServersScreen(self.center))  # pragma: no cover - wired when present
+        from .mcp_servers import MCPServersScreen
+
+        await self.app.push_screen_wait(MCPServersScreen(self.center))
+        self._refresh_status()
 
     @work(group="modal", exclusive=True, exit_on_error=False)
     async def action_skills(self) -> None:
@@ -758,35 +756,41 @@ class MainScreen(Screen[None]):
 
     @work(group="modal", exclusive=True, exit_on_error=False)
     async def action_templates(self) -> None:
-        try:
-            from .template_library import TemplateLibraryScreen  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            self.notify("The template library is not available in this build.", severity="warning")
-            return
+        from .template_library import TemplateLibraryScreen
+
         library = self.visindigo.template_library()
         result = await self.app.push_screen_wait(TemplateLibraryScreen(library, self.dialog))
         if result is None:
             return
-        await self.insert_template(result.message, send=bool(result.send))
+        messages = list(getattr(result, "messages", ()) or (result.message,))
+        await self.insert_template(messages, send=bool(result.send))
 
-    async def insert_template(self, message: Message, *, send: bool) -> None:
-        """Put a filled template in the dialog (and run it when the form said send), or in the composer."""
-        if not send:
-            self.composer.input.load_text(message.content)
-            self.composer.input.focus()
-            return
+    async def insert_template(self, messages: list[Message], *, send: bool) -> None:
+        """Add a filled template to the dialog and run it, or (edit first) put its text in the composer.
+
+        Only a few-shot MCP prompt gives more than one message; all but the last go into the dialog either way.
+        """
         dialog = self.dialog
         if self.runs.is_running(dialog.id):
             self.notify("This dialog is still answering: esc cancels it, or wait.", severity="warning")
             return
-        if not self._is_registered(dialog):
-            self.center.add_dialog(dialog)
-        if not dialog.title:
-            dialog.title = _title_for(message.content) or message.name
-        dialog.append_message(message)
-        await self.pane.message_added(dialog.message_count - 1)
+        *earlier, last = messages
+        if earlier or send:
+            if not self._is_registered(dialog):
+                self.center.add_dialog(dialog)
+            if not dialog.title:
+                dialog.title = _title_for(last.content) or last.name
+            for message in earlier + ([last] if send else []):
+                dialog.append_message(message)
+                await self.pane.message_added(dialog.message_count - 1)
+            self.refresh_tree()
+        if not send:
+            self.composer.input.load_text(last.content)
+            self.composer.input.move_cursor(self.composer.input.document.end)
+            self.composer.input.focus()
+            return
+        await self.pane.clear_notice()
         self.pane.follow()
-        self.refresh_tree()
         self.start_run(dialog)
 
     @work(group="modal", exclusive=True, exit_on_error=False)

@@ -1,0 +1,153 @@
+"""Starting up: first run with nothing configured, the demo, --provider/--model, templates, and the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from visindigo.cli import build_parser, main, serve_command
+from visindigo.engine import Center, Message, Role
+from visindigo.tui.app import AppOptions, VisindigoApp, configured_fps
+from visindigo.tui.screens.first_run import FirstRunScreen
+from visindigo.tui.screens.main import MainScreen
+from visindigo.tui.widgets.message_view import AlternativeSwitch
+
+from .helpers import answer, main_screen, make_app, make_center, settle
+
+
+async def test_first_run_with_nothing_configured_offers_setup_and_the_demo() -> None:
+    app = VisindigoApp(Center(), AppOptions(demo_delay=0.0))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, FirstRunScreen)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        screen = main_screen(app)
+        assert screen.center.default_provider_id == "demo"
+        assert screen.dialog.message_count == 4  # the seeded demo dialog, opened
+
+
+async def test_skipping_first_run_leaves_a_working_screen_that_explains_what_to_do() -> None:
+    app = VisindigoApp(Center(), AppOptions())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("escape")
+        await pilot.pause()
+        screen = main_screen(app)
+        assert app.screen is screen
+        await pilot.press(*"hello")
+        await pilot.press("enter")
+        await settle(pilot)
+        notices = [str(n.content) for n in screen.pane.query(".-info, Notice")]
+        assert any("no provider is configured" in n for n in notices)
+        assert screen.dialog.message_at(0).content == "hello"  # nothing the user typed is lost
+
+
+async def test_the_demo_shows_reasoning_a_tool_call_and_a_branch_then_streams_live() -> None:
+    app = VisindigoApp(Center(), AppOptions(demo=True, demo_delay=0.0, stream_fps=30))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = main_screen(app)
+        dialog = screen.dialog
+        roles = [m.role for m in dialog.messages]
+        assert roles[:4] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]
+        assert dialog.message_at(4).content == "And the weather in Osaka?"  # the live question
+        assert dialog.message_at(dialog.message_count - 1).role is Role.ASSISTANT
+        assert dialog.branch_from_id  # a branch of the seeded dialog
+        assert len(screen.sidebar.dialog_tree.root.children) == 1
+        assert list(screen.pane.view_for(3).query(AlternativeSwitch))  # type: ignore[union-attr]
+        assert screen.drawer.text  # reasoning of the last answer
+
+
+async def test_provider_and_model_from_the_command_line_apply_to_the_first_dialog() -> None:
+    center = make_center([answer("hi")])
+    app = make_app(center=center, provider="scripted", model="scripted-model")
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        assert screen.dialog.provider_id == "scripted"
+        assert screen.dialog.model_id == "scripted-model"
+    center = make_center([answer("hi")])
+    app = make_app(center=center, provider="nope")
+    async with app.run_test(notifications=True) as pilot:
+        await pilot.pause()
+        assert any("'nope' is not configured" in n.message for n in app._notifications)
+        assert main_screen(app).dialog.provider_id == ""
+
+
+def test_stream_fps_comes_from_the_option_the_environment_or_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    center = Center()
+    monkeypatch.delenv("VISINDIGO_STREAM_FPS", raising=False)
+    assert configured_fps(center, AppOptions()) == 8.0
+    monkeypatch.setenv("VISINDIGO_STREAM_FPS", "3")
+    assert configured_fps(center, AppOptions()) == 3.0
+    assert configured_fps(center, AppOptions(stream_fps=2)) == 2.0
+    monkeypatch.setenv("VISINDIGO_STREAM_FPS", "fast")
+    assert configured_fps(center, AppOptions()) == 8.0
+
+
+async def test_a_filled_template_is_sent_or_put_in_the_composer() -> None:
+    center = make_center([answer("templated answer")])
+    app = make_app(center=center)
+    async with app.run_test() as pilot:
+        screen = main_screen(app)
+        prompt = Message(Role.PROMPT, "Review this: x = 1", name="review")
+        await screen.insert_template([prompt], send=False)
+        assert screen.composer.text == "Review this: x = 1"
+        assert screen.dialog.message_count == 0
+        screen.composer.clear()
+        await screen.insert_template([prompt], send=True)
+        await settle(pilot)
+        assert [m.role for m in screen.dialog.messages] == [Role.PROMPT, Role.ASSISTANT]
+        assert screen.dialog.message_at(0).name == "review"
+        assert screen.dialog.title == "Review this: x = 1"
+
+
+# --- the command line ---------------------------------------------------------------------------------------------
+
+
+def test_version_and_help_answer_without_loading_textual() -> None:
+    code = (
+        "import sys\nfrom visindigo.cli import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print('textual' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip().endswith("False")
+    assert result.stdout.startswith("visindigo ")
+    help_text = subprocess.run(
+        [sys.executable, "-m", "visindigo", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    for flag in ("--demo", "--provider", "--model", "--config", "--data-dir", "--fps", "serve"):
+        assert flag in help_text
+
+
+def test_serve_runs_the_same_options_in_each_session_and_defaults_to_loopback() -> None:
+    args = build_parser().parse_args(["--demo", "serve", "--fps", "3", "--data-dir", "/tmp/d"])
+    assert args.host == "127.0.0.1" and args.port == 8000
+    command = serve_command(args)
+    assert command[:3] == [sys.executable, "-m", "visindigo"]
+    assert "--demo" in command and command[command.index("--fps") + 1] == "3.0"
+    assert command[command.index("--data-dir") + 1] == "/tmp/d"
+
+
+def test_bad_input_is_one_clear_line_not_a_traceback(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["--fps", "1000"]) == 1
+    assert "--fps must be between" in capsys.readouterr().err
+    from visindigo.engine.paths import resolve_paths
+    from visindigo.engine.storage.lock import DataDirLock
+
+    paths = resolve_paths(tmp_path)
+    paths.data_dir.mkdir(parents=True)
+    lock = DataDirLock(paths.lock_file)
+    lock.acquire()
+    try:
+        assert main(["--data-dir", str(paths.data_dir), "--config", str(paths.config_file)]) == 1
+    finally:
+        lock.release()
+    error = capsys.readouterr().err
+    assert error.startswith("visindigo: ") and "Traceback" not in error

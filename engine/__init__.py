@@ -4,7 +4,7 @@ The names exported here are the public API that the TUI, scripts and tests use.
 """
 
 from .capability import Capability
-from .center import Center, DialogSummary
+from .center import Center, DialogSummary, SearchHit
 from .commands import Command, CommandParameter, CommandProvider, JSONSchema, command, command_to_function
 from .dialog import Dialog
 from .events import (
@@ -59,6 +59,7 @@ __all__ = [
     "RunCancelled",
     "RunFailed",
     "RunFinished",
+    "SearchHit",
     "Skill",
     "StreamBegan",
     "StreamDelta",

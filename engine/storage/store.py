@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..center import DialogSummary, SearchHit
 from ..dialog import Dialog
 from ..message import Message, Role
-from ..paths import Paths
+from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
 from . import rows
 from .database import open_database
 from .errors import StoreError
@@ -78,8 +78,8 @@ class Store:
         be used at all; a corrupt or foreign file is moved aside and reported in `notices` instead.
         """
         data_dir = paths.data_dir if isinstance(paths, Paths) else Path(paths)
-        db_file = paths.db_file if isinstance(paths, Paths) else data_dir / "dialogs.sqlite3"
-        lock_file = paths.lock_file if isinstance(paths, Paths) else data_dir / "visindigo.lock"
+        db_file = data_dir / DB_FILE_NAME
+        lock_file = data_dir / LOCK_FILE_NAME
         try:
             data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:

@@ -71,7 +71,7 @@ async def test_checkpoints_while_text_keeps_arriving_are_at_most_an_interval_apa
     gaps = [b - a for a, b in itertools.pairwise(writes)]
     assert len(writes) >= 4
     assert all(gap >= fast_checkpoints * 0.9 for gap in gaps)  # never more often than the interval
-    assert max(gaps) < fast_checkpoints * 2.5  # and never much less often while text arrives
+    assert max(gaps) < fast_checkpoints * 4  # and never much less often while text arrives
 
 
 def test_the_timer_also_runs_without_an_event_loop(center: Center, fast_checkpoints: float) -> None:

@@ -30,8 +30,12 @@ DIALOG_CONFIG_COLUMNS = (
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON that keeps non-ASCII text readable in the file (and searchable by sqlite3 tools)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON that keeps non-ASCII text readable in the file (and searchable by sqlite3 tools).
+
+    A value JSON cannot hold (something a provider put into `meta`) is written as its text: saving the dialog
+    with one odd value turned into a string beats not saving it at all.
+    """
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def message_values(message: Message) -> tuple[str, ...]:

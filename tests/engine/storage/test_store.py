@@ -243,3 +243,15 @@ def test_meta_is_stored_as_readable_json(center: Center, home: Path) -> None:
     meta, images = raw_rows(home, "SELECT meta, images FROM messages")[0]
     assert json.loads(str(meta))["usage"] == {"input_tokens": 9, "output_tokens": 2}
     assert json.loads(str(images)) == [{"mime_type": "image/png", "data": "iVBORw0KGgo="}]
+
+
+def test_a_meta_value_json_cannot_hold_is_stored_as_text_rather_than_failing_the_save(
+    center: Center, home: Path
+) -> None:
+    errors: list[str] = []
+    assert center.store is not None
+    center.store.on_error = errors.append
+    dialog = center.create_dialog()
+    dialog.append_message(Message(Role.ASSISTANT, "odd", meta={"when": Path("/tmp/x")}))
+    assert errors == []
+    assert raw_rows(home, "SELECT meta FROM messages") == [('{"when":"/tmp/x"}',)]

@@ -244,6 +244,11 @@ class ServerConnection:
         finally:
             self._client = None
             self._errlog = None
+            if not self._stopping and self.state is ServerState.RUNNING:
+                self._fail(
+                    f"MCP server {self.name!r} stopped unexpectedly; it will be restarted on next use"
+                    f"{self._where_to_look()}"
+                )
 
     @contextlib.contextmanager
     def _open_log(self) -> Any:
@@ -252,11 +257,18 @@ class ServerConnection:
             with open(os.devnull, "w", encoding="utf-8") as sink:
                 yield sink
             return
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):
-            if self.log_path.stat().st_size > MAX_LOG_BYTES:
-                self.log_path.replace(self.log_path.with_name(self.log_path.name + ".1"))
-        with open(self.log_path, "a", encoding="utf-8", errors="replace") as errlog:
+        try:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):
+                if self.log_path.stat().st_size > MAX_LOG_BYTES:
+                    self.log_path.replace(self.log_path.with_name(self.log_path.name + ".1"))
+            opened = open(self.log_path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115 - closed below
+        except OSError as error:  # an unwritable log folder must not keep the server from starting
+            log.info("cannot write the log of MCP server %r (%s); its output is discarded", self.name, error)
+            with open(os.devnull, "w", encoding="utf-8") as sink:
+                yield sink
+            return
+        with opened as errlog:
             stamp = datetime.datetime.now().isoformat(timespec="seconds")
             # The stored (unexpanded) settings: a log must not hold a secret either.
             server = self.server

@@ -215,3 +215,14 @@ async def test_invoke_from_a_worker_thread_uses_the_event_loop(manager: MCPManag
     assert await asyncio.to_thread(echo.invoke, {"text": "sync"}) == {"content": "sync"}
     with pytest.raises(RuntimeError, match="invoke_async"):
         echo.invoke({"text": "would deadlock"})
+
+
+async def test_an_unwritable_log_folder_does_not_keep_a_server_from_starting(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the log folder should be", encoding="utf-8")
+    manager = MCPManager(blocker / "logs")
+    try:
+        functions = {f.id: f for f in await manager.functions_for([toolbox()])}
+        assert (await run_function(functions["toolbox__echo"], "echo", '{"text": "ok"}')).text == '{"content":"ok"}'
+    finally:
+        await manager.aclose()

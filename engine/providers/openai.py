@@ -98,7 +98,7 @@ class OpenAIAdapter:
                 async for part in self._whole(response, request):
                     yield part
                 return
-            # One generator level and batched SSE events: this loop runs once per token (see bench/streaming.py).
+            # One generator level and batched SSE events: this loop runs once per token (see bench/stream_overhead.py).
             splitter = ThinkSplitter(starts_in_thinking=request.model.starts_in_thinking)
             calls = _CallAssembler()
             details = _ReasoningDetails()

@@ -10,7 +10,7 @@ for the GIL, and serves one pre-rendered chat-completions stream of N one-token 
 Each is timed `--repeat` times, alternating; the best time of each is reported with the ratio b/a
 (target: at most 1.5). Run from the repository root:
 
-    .venv/bin/python bench/streaming.py [--chunks 50000] [--repeat 5]
+    .venv/bin/python bench/stream_overhead.py [--chunks 50000] [--repeat 5]
 """
 
 from __future__ import annotations

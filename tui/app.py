@@ -217,7 +217,7 @@ class VisindigoApp(App[None]):
             [
                 ("Everywhere", self),
                 ("Main screen", MainScreen),
-                ("Messages (ctrl+o, then ↑/↓ to pick one)", MessagePane),
+                ("Messages (ctrl+o)", MessagePane),
                 ("Composer", ComposerInput),
                 ("Dialog tree", DialogTree),
             ]

@@ -68,7 +68,7 @@ class MainScreen(Screen[None]):
     """Where the user works. Every key below is also a command-palette entry (ctrl+p) and on the help (f1)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "escape", "Cancel / back", id="cancel"),
+        Binding("escape", "escape", "Cancel", id="cancel"),
         Binding("ctrl+n", "new_dialog", "New dialog", id="new-dialog"),
         Binding("ctrl+r", "regenerate", "Regenerate", id="regenerate"),
         Binding("alt+e", "edit_last", "Edit last question (↑ in an empty composer)", show=False, id="edit"),
@@ -212,8 +212,8 @@ class MainScreen(Screen[None]):
 
     @staticmethod
     def _drawer_title(message: Message, index: int) -> str:
-        model = str(message.meta.get("model_id", ""))
-        return f"reasoning · #{index + 1}" + (f" · {model}" if model else "")
+        del message  # the model is in the status line; the drawer's one-line title has no room for it
+        return f"reasoning · message {index + 1}"
 
     # --- sending and running ---------------------------------------------------------------------------------
 

@@ -123,10 +123,14 @@ class DialogTree(Tree[str]):
 
         for root in reversed(index.roots):  # newest first
             add(self.root, root)
-        if current_id in nodes:
-            self.move_cursor(nodes[current_id])
-        elif self.root.children:
-            self.move_cursor(self.root.children[0])
+        target = nodes.get(current_id) or (self.root.children[0] if self.root.children else None)
+        if target is not None:
+            self.move_cursor(target)  # lines are laid out on the next refresh: move again then
+            self.call_after_refresh(self._cursor_to, target)
+
+    def _cursor_to(self, node: TreeNode[str]) -> None:
+        if node.tree is self and node.line >= 0:
+            self.move_cursor(node)
 
     def show_hits(self, hits: list[SearchHit]) -> None:
         self.clear()
@@ -139,7 +143,9 @@ class DialogTree(Tree[str]):
             self._hits[key] = hit
             self.root.add_leaf(label, key)
         if hits:
-            self.move_cursor(self.root.children[0])
+            first = self.root.children[0]
+            self.move_cursor(first)
+            self.call_after_refresh(self._cursor_to, first)
 
     def node_for(self, dialog_id: str) -> TreeNode[str] | None:
         stack = list(self.root.children)

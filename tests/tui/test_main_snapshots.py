@@ -1,0 +1,107 @@
+"""Snapshots of the main screen at 80×24 and 120×40: the demo, a tool approval, the help screen.
+
+Content is deterministic: the demo model runs with no delay, and the one figure that depends on the clock
+(tokens per second) is cleared before the picture is taken. Update with `pytest --snapshot-update` only after
+looking at the report.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from visindigo.engine import Center, Function
+from visindigo.engine.providers import FinishPart, ReasoningPart, TextPart, ToolCallPart
+from visindigo.tui.app import AppOptions, VisindigoApp
+from visindigo.tui.generation import Runs
+from visindigo.tui.screens.approval import ApprovalScreen
+
+from .helpers import make_center
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+
+def demo_app() -> VisindigoApp:
+    return VisindigoApp(Center(), AppOptions(demo=True, demo_delay=0.0, stream_fps=30))
+
+
+async def _settled(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.3)  # the last full Markdown render and the scroll to the end
+    screen = pilot.app.main_screen
+    screen.runs = Runs()  # forget the last run's speed: it depends on the clock
+    screen._refresh_status()
+    screen.composer.input.cursor_blink = False  # a blinking cursor is on or off depending on timing
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_demo_main_screen(snap_compare: Any, size: tuple[int, int]) -> None:
+    """You should see the demo dialog after its live question: "you" asks about the weather in Osaka, "ai"
+    answers with a tool call line, a collapsed ⚙ get_weather block and a Markdown answer (heading, list, code
+    block) at the bottom of the pane, the composer with its hint, a status line "Demo · Visindigo demo ·
+    TIFR · in … out …" and the key footer. At 120×40 the dialog tree (the demo dialog and its branch ②,
+    which is current) is on the left and the reasoning drawer on the right; at 80×24 both are hidden.
+    """
+    assert snap_compare(demo_app(), terminal_size=size, run_before=_settled)
+
+
+class Wipe(Function):
+    id = "wipe"
+    name = "wipe"
+    description = "Deletes a folder."
+    parameter_schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+    requires_approval = True
+
+    def invoke(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"wiped": arguments.get("path")}
+
+
+def approval_app() -> VisindigoApp:
+    turn = [
+        ReasoningPart("The user wants the build folder gone; that needs the wipe tool."),
+        TextPart("I will delete `build/` for you."),
+        ToolCallPart("call_1", "wipe", '{"path": "build/"}'),
+        FinishPart("tool_calls"),
+    ]
+    center = make_center([turn, [TextPart("Done."), FinishPart("stop")]])
+    center.add_function(Wipe())
+    return VisindigoApp(center, AppOptions(stream_fps=30))
+
+
+async def _ask_for_wipe(pilot: Any) -> None:
+    screen = pilot.app.main_screen
+    await screen.send("Please delete the build folder")
+    for _ in range(100):
+        await pilot.pause(0.05)
+        if isinstance(pilot.app.screen, ApprovalScreen):
+            break
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tool_approval_modal(snap_compare: Any, size: tuple[int, int]) -> None:
+    """You should see the main screen dimmed behind a box titled "Allow this tool call?" naming the tool
+    "wipe", its arguments as JSON ({"path": "build/"}), the sentence saying a denial is told to the model, and
+    three buttons: Allow once, Allow for this dialog, Deny (focused). Behind it: the question, "ai" saying it
+    will delete build/, and a ⚙ wipe block that is still running.
+    """
+    assert snap_compare(approval_app(), terminal_size=size, run_before=_ask_for_wipe)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help_screen(snap_compare: Any, size: tuple[int, int]) -> None:
+    """You should see the "Keys" box over the main screen: a filter field, then sections "Everywhere",
+    "Main screen" (esc Cancel / back, ctrl+n New dialog, ctrl+r Regenerate, f2 Model, …) and, further down,
+    "Messages", "Composer" and "Dialog tree" with their keys.
+    """
+    async def open_help(pilot: Any) -> None:
+        await _settled(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        pilot.app.focused.cursor_blink = False  # the filter field's cursor
+        await pilot.pause()
+
+    assert snap_compare(demo_app(), terminal_size=size, run_before=open_help)

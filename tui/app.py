@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 #: Frames per second while a reply streams. Each redraw of a scrolling 120×40 pane costs ~30 KB, so this is
 #: what sets the bandwidth an SSH link must carry; `--fps` (or `[ui] stream_fps`) lowers it for slow links.
-DEFAULT_STREAM_FPS = 8.0
+DEFAULT_STREAM_FPS = 4.0
 FPS_ENV = "VISINDIGO_STREAM_FPS"
 
 
@@ -125,8 +125,12 @@ class VisindigoApp(App[None]):
             dialog.model_id = model_id
         return dialog
 
-    def _install_tool_source(self) -> None:
-        """The MCP manager the run loop asks for tools; servers marked start_on_launch start now."""
+    def install_tool_source(self) -> None:
+        """The MCP manager the run loop asks for tools; servers marked start_on_launch start now.
+
+        Only made when MCP servers are configured (or the MCP screen is opened), so an app without servers
+        does not load that machinery at start-up.
+        """
         if self.center.tool_source is not None:
             return
         from visindigo.engine.mcp import MCPManager
@@ -139,7 +143,8 @@ class VisindigoApp(App[None]):
             self.run_worker(manager.start_on_launch(servers), group="mcp-launch", exit_on_error=False)
 
     async def on_mount(self) -> None:
-        self._install_tool_source()
+        if self.center.mcp_servers:
+            self.install_tool_source()
         first = self._apply_choices()
         fps = configured_fps(self.center, self.options)
         if self.options.demo:

@@ -12,17 +12,15 @@ import re
 import time
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-
-_PARSER = MarkdownIt("commonmark")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def code_blocks(markdown: str) -> list[str]:
     """The code blocks of a Markdown text, in order (fenced and indented), without their fences."""
-    if "```" not in markdown and "~~~" not in markdown and "    " not in markdown and "\t" not in markdown:
-        return []
-    return [token.content for token in _PARSER.parse(markdown) if token.type in ("fence", "code_block")]
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    return [token.content for token in tokens if token.type in ("fence", "code_block")]
 
 
 def file_stem(title: str, what: str) -> str:

@@ -48,7 +48,7 @@ def _add_run_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> N
         metavar="N",
         type=float,
         default=default(None),
-        help="frames per second while a reply streams (default 8; 2-4 for slow SSH links)",
+        help="frames per second while a reply streams (default 4; 1-2 for slow SSH links)",
     )
 
 

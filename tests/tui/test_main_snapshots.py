@@ -39,11 +39,14 @@ async def _settled(pilot: Any) -> None:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_demo_main_screen(snap_compare: Any, size: tuple[int, int]) -> None:
-    """You should see the demo dialog after its live question: "you" asks about the weather in Osaka, "ai"
-    answers with a tool call line, a collapsed ⚙ get_weather block and a Markdown answer (heading, list, code
-    block) at the bottom of the pane, the composer with its hint, a status line "Demo · Visindigo demo ·
-    TIFR · in … out …" and the key footer. At 120×40 the dialog tree (the demo dialog and its branch ②,
-    which is current) is on the left and the reasoning drawer on the right; at 80×24 both are hidden.
+    """You should see the end of the demo dialog after its live question about Osaka, anchored at the bottom of
+    the pane: the Markdown answer (a bullet list of temperature, conditions and humidity, a highlighted Python
+    code block, a closing paragraph), then the composer with its hint, the status line "Demo · Visindigo demo ·
+    TIFR · in 130 out 362" and the key footer. At 120×40 there is more: above the answer "you And the weather
+    in Osaka?", "ai" with a → get_weather(city="Osaka") line, a collapsed ⚙ get_weather block, and the end of
+    the first answer with ◀ 2/2 ▶; the dialog tree on the left (the demo dialog and its branch ②, which is
+    current) and the reasoning drawer on the right ("reasoning · message 8"). At 80×24 both side panels are
+    hidden.
     """
     assert snap_compare(demo_app(), terminal_size=size, run_before=_settled)
 

@@ -82,12 +82,12 @@ async def test_provider_and_model_from_the_command_line_apply_to_the_first_dialo
 def test_stream_fps_comes_from_the_option_the_environment_or_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     center = Center()
     monkeypatch.delenv("VISINDIGO_STREAM_FPS", raising=False)
-    assert configured_fps(center, AppOptions()) == 8.0
+    assert configured_fps(center, AppOptions()) == 4.0
     monkeypatch.setenv("VISINDIGO_STREAM_FPS", "3")
     assert configured_fps(center, AppOptions()) == 3.0
     assert configured_fps(center, AppOptions(stream_fps=2)) == 2.0
     monkeypatch.setenv("VISINDIGO_STREAM_FPS", "fast")
-    assert configured_fps(center, AppOptions()) == 8.0
+    assert configured_fps(center, AppOptions()) == 4.0
 
 
 async def test_a_filled_template_is_sent_or_put_in_the_composer() -> None:

@@ -24,7 +24,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, Markdown
+from textual.widgets import Footer
 
 from visindigo.engine import Capability, Center, Dialog, Message, NoModelAvailable, Role
 from visindigo.engine.approval import Approval, ToolCallRequest
@@ -52,6 +52,8 @@ from ..widgets.reasoning_drawer import ReasoningDrawer
 from ..widgets.status_line import StatusInfo, StatusLine
 
 if TYPE_CHECKING:
+    from textual.widgets import Markdown
+
     from ..app import VisindigoApp
 
 PaletteCommand = tuple[str, str, Callable[[], Any]]
@@ -97,7 +99,7 @@ class MainScreen(Screen[None]):
         (120, "-wide"),
     ]
 
-    def __init__(self, center: Center, *, stream_fps: float = 8.0, dialog: Dialog | None = None) -> None:
+    def __init__(self, center: Center, *, stream_fps: float = 4.0, dialog: Dialog | None = None) -> None:
         super().__init__()
         self.center = center
         self.runs = Runs()
@@ -134,9 +136,9 @@ class MainScreen(Screen[None]):
     async def on_mount(self) -> None:
         self._frame = self.set_interval(1 / self.stream_fps, self._on_frame, pause=True, name="stream-frame")
         self._ticker = self.set_interval(1.0, self._refresh_status, pause=True, name="status-ticker")
-        self.refresh_tree()
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
+        self.call_after_refresh(self.refresh_tree)  # hundreds of dialogs: after the first frame
 
     # --- dialogs -----------------------------------------------------------------------------------------------
 
@@ -591,13 +593,17 @@ class MainScreen(Screen[None]):
 
     # --- link clicks -----------------------------------------------------------------------------------------------
 
-    @on(Markdown.LinkClicked)
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """Links in model text never open by themselves (Markdown(open_links=False)): ask first."""
+        event.stop()
+        self._confirm_link(event.href)
+
     @work(group="link", exclusive=True, exit_on_error=False)
-    async def _link_clicked(self, event: Markdown.LinkClicked) -> None:
+    async def _confirm_link(self, href: str) -> None:
         from ..sanitize import clean
         from .confirm import ConfirmScreen
 
-        href = clean(event.href)
+        href = clean(href)
         if await self.app.push_screen_wait(
             ConfirmScreen("Open link?", f"The model's text links to:\n\n{href}\n\nOpen it in your browser?", "Open")
         ):
@@ -742,6 +748,7 @@ class MainScreen(Screen[None]):
     async def action_mcp_servers(self) -> None:
         from .mcp_servers import MCPServersScreen
 
+        self.visindigo.install_tool_source()  # servers added here must have a manager to run them
         await self.app.push_screen_wait(MCPServersScreen(self.center))
         self._refresh_status()
 

@@ -11,8 +11,9 @@ drawer shows; requests (copy, edit, regenerate, alternatives) go to the screen a
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -24,12 +25,24 @@ from visindigo.engine import Dialog, Message, Role
 
 from ..generation import RunState
 from ..sanitize import clean
-from .message_view import MessageView
+
+if TYPE_CHECKING:
+    from .message_view import MessageView
+
+
+def _message_view() -> type[MessageView]:
+    """The MessageView class, imported on first use: it brings the Markdown machinery (markdown-it, the code
+    highlighter), which an empty dialog does not need, so the first frame comes sooner."""
+    from .message_view import MessageView
+
+    return MessageView
 
 #: Messages mounted when a dialog opens, and per step when scrolling up.
 BATCH = 40
 #: How close to the top (in lines) scrolling must come to load the previous batch.
 LOAD_MARGIN = 2
+#: Lines of blank room left under a streaming reply before more is reserved (see `_reserve_room`).
+ROOM_MARGIN = 3
 
 
 class EarlierMarker(Static):
@@ -179,7 +192,10 @@ class MessagePane(VerticalScroll, can_focus=True):
 
     @property
     def views(self) -> list[MessageView]:
-        return [child for child in self.children if isinstance(child, MessageView)]
+        if "visindigo.tui.widgets.message_view" not in sys.modules:
+            return []
+        view_class = _message_view()
+        return [child for child in self.children if isinstance(child, view_class)]
 
     def view_for(self, index: int) -> MessageView | None:
         for view in self.views:
@@ -200,7 +216,7 @@ class MessagePane(VerticalScroll, can_focus=True):
     def _make_view(self, index: int) -> MessageView:
         assert self.dialog is not None
         message = self.dialog.message_at(index)
-        view = MessageView(message, index)
+        view = _message_view()(message, index)
         if message.role is Role.TOOL:
             name, arguments = self._call_of(index, message.tool_call_id)
             view._tool_state.update(name=name, arguments=arguments)
@@ -366,7 +382,7 @@ class MessagePane(VerticalScroll, can_focus=True):
     async def open_stream(self, round_number: int) -> None:
         """A new answer begins: mount a streaming view at the bottom."""
         await self.stop_stream()
-        view = MessageView(Message(Role.ASSISTANT, ""), None, streaming=True)
+        view = _message_view()(Message(Role.ASSISTANT, ""), None, streaming=True)
         await self.mount(view)
         view.start_stream()
         self._stream_view = view
@@ -383,8 +399,24 @@ class MessagePane(VerticalScroll, can_focus=True):
             return False
         fresh = "".join(parts[self._parts_shown :])
         self._parts_shown = len(parts)
+        self._reserve_room(view)
         await view.write(fresh)
         return True
+
+    def _reserve_room(self, view: MessageView) -> None:
+        """Jump scrolling: keep blank room under a streaming reply, so it grows without scrolling the pane.
+
+        Scrolling moves every line of the pane, so the terminal must redraw all of it (~30 KB at 120×40) for
+        each frame; growing into blank room redraws only the lines that changed. When the room is nearly used
+        up, it is renewed with half a pane more, which scrolls once. Only while the pane follows the bottom.
+        """
+        if not self.is_anchored or self._anchor_released:
+            return
+        used, reserved = view.streamed_lines()
+        if reserved - used > ROOM_MARGIN:
+            return
+        room = max(ROOM_MARGIN * 2, self.size.height // 2)
+        view.reserve_lines(used + room)
 
     async def stream_closed(self, round_number: int) -> None:
         """A round ended; a streaming view that got no message (an empty answer) goes away."""
@@ -400,7 +432,7 @@ class MessagePane(VerticalScroll, can_focus=True):
             await view.stop_stream()
 
     async def tool_started(self, call_id: str, function_id: str, arguments: dict[str, object]) -> None:
-        view = MessageView(Message(Role.TOOL, "", tool_call_id=call_id, name=function_id), None)
+        view = _message_view()(Message(Role.TOOL, "", tool_call_id=call_id, name=function_id), None)
         view._tool_state.update(name=function_id, arguments=arguments, running=True)
         await self.mount(view)
 

@@ -29,6 +29,7 @@ from textual.widgets.markdown import MarkdownStream
 from visindigo.engine import Message, Role
 
 from ..sanitize import StreamCleaner, clean
+from .live_markdown import LiveMarkdown
 
 #: Characters of a tool result or arguments shown in a block; the model received all of it.
 TOOL_TEXT_LIMIT = 20_000
@@ -165,12 +166,7 @@ class MessageView(Widget):
         padding: 0;
         background: transparent;
     }
-    MessageView Markdown > MarkdownBlock:first-child {
-        margin-top: 0;
-    }
-    MessageView Markdown > MarkdownBlock:last-child {
-        margin-bottom: 0;
-    }
+
     MessageView .meta {
         height: 1;
         width: 1fr;
@@ -241,7 +237,7 @@ class MessageView(Widget):
         message = self.message
         if message.role is Role.ASSISTANT:
             if message.content or self.streaming or not message.tool_calls:
-                yield Markdown(clean(message.content), open_links=False, classes="body")
+                yield LiveMarkdown(clean(message.content), live=self.streaming, classes="body")
             for call in message.parsed_tool_calls():
                 function = call.get("function") or {}
                 signature = call_signature(str(function.get("name", "?")), function.get("arguments") or "")
@@ -320,6 +316,20 @@ class MessageView(Widget):
             self.message.content += text
             await self._stream.write(text)
 
+    def streamed_lines(self) -> tuple[int, int]:
+        """(lines the streamed text takes, lines its Markdown widget occupies including reserved room)."""
+        markdown = self.query_one(Markdown)
+        used = sum(block.outer_size.height for block in markdown.children)
+        return used, markdown.outer_size.height
+
+    def reserve_lines(self, lines: int | None) -> None:
+        """Keep the Markdown widget at least `lines` tall (None: as tall as its text).
+
+        The room is on the Markdown widget itself, not on this view: a widget whose size changes is redrawn
+        whole, so the growing text must stay inside a widget whose size does not change from frame to frame.
+        """
+        self.query_one(Markdown).styles.min_height = lines
+
     async def stop_stream(self) -> None:
         """Stop the MarkdownStream (its last fragments are drawn; `finish` re-renders in full anyway)."""
         stream, self._stream = self._stream, None
@@ -338,13 +348,16 @@ class MessageView(Widget):
     async def finish(self, message: Message, index: int) -> None:
         """Bind the streamed view to the dialog's message and render it once in full."""
         await self.stop_stream()
+        self.reserve_lines(None)
         self.streaming = False
         self.index = index
         self.message = message
         self._set_status_classes()
-        markdowns = self.query(Markdown)
+        markdowns = self.query(LiveMarkdown)
         if markdowns and (message.content or not message.tool_calls):
-            await markdowns.first().update(clean(message.content))
+            markdown = markdowns.first()
+            markdown.live = False
+            await markdown.update(clean(message.content))
             calls = self.query(".calls")
             await calls.remove()
             main = self.query_one(".main", Vertical)
@@ -425,6 +438,22 @@ class MessageView(Widget):
         if message.content:
             return clean(message.content)
         return message.tool_calls
+
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
+        """A render finished: drop the outer margins of the first and last block, so the text starts beside
+        the gutter and no blank line is added under the message.
+
+        Done with inline styles rather than :first-child / :last-child rules: those make Textual restyle
+        every block of the message each time one is mounted, which is most of the cost of a stream.
+        """
+        event.stop()
+        blocks = event.markdown.children
+        if blocks:
+            blocks[0].styles.margin = (0, *blocks[0].styles.margin[1:])
+            if not self.streaming:
+                last = blocks[-1]
+                top, right, _bottom, left = last.styles.margin
+                last.styles.margin = (top, right, 0, left)
 
     def toggle_tool(self) -> bool:
         """Expand or collapse this view's tool block; False when it has none."""

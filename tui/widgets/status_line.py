@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.content import Content
-from textual.widgets import Static
+from textual.widget import Widget
 
 from ..sanitize import clean
 
@@ -29,8 +29,12 @@ def _count(value: int) -> str:
     return str(value)
 
 
-class StatusLine(Static):
-    """One line under the composer; `show(StatusInfo)` redraws it only when something changed."""
+class StatusLine(Widget):
+    """One line under the composer; `show(StatusInfo)` redraws it only when something changed.
+
+    It renders itself instead of being a `Static`: `Static.update` asks for a new layout of the whole screen,
+    and the line changes every frame while a reply streams (tokens per second), while its size never does.
+    """
 
     DEFAULT_CSS = """
     StatusLine {
@@ -43,11 +47,15 @@ class StatusLine(Static):
     """
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(Content(""), id=id)
+        super().__init__(id=id)
         self.info = StatusInfo()
+        self.content = Content("")
+
+    def render(self) -> Content:
+        return self.content
 
     def show(self, info: StatusInfo) -> None:
-        if info == self.info and self.content:
+        if info == self.info and self.content.plain:
             return
         self.info = info
         provider = clean(info.provider) or "no provider"
@@ -60,4 +68,5 @@ class StatusLine(Static):
             pieces += [f" · {info.tokens_per_second:.0f} tok/s"]
         if info.state:
             pieces += ["  ", (info.state, "bold")]
-        self.update(Content.assemble(*pieces))
+        self.content = Content.assemble(*pieces)
+        self.refresh()

@@ -1,0 +1,404 @@
+"""The real app in a pseudo-terminal: start-up, streaming, and opening a long dialog (issue 6 §7).
+
+Every figure is taken from the outside, as a user's terminal (or an SSH link) would see it: the app runs as
+`python -m visindigo` in a pty of 120×40 with TERM=xterm-256color, its output is read and counted byte by byte
+with timestamps, and its CPU time is read from /proc/<pid>/stat. Replies come from the loopback LLM server of
+the tests (tests/llm_server.py) speaking OpenAI chat-completions SSE.
+
+  start-up     process start → first frame, with 500 dialogs stored, against a minimal Textual app that
+               shows one Static (the floor). Target: ratio <= 2.
+  everyday     2,000 tokens at 100 tokens/s of an ordinary reply (headings, paragraphs, 30-line code blocks,
+               short lists). Targets: last token on screen within 1.1× the stream's duration; <= 30 % of one
+               core; <= 1,000 bytes written to the terminal per token.
+  fast         4,000 tokens at 2,000 tokens/s. Target: done within 2× the stream's duration.
+  open         a 2,000-message dialog, from Enter in the tree to its last message on screen. Target: < 500 ms.
+
+Run from the repository root (about a minute):
+
+    .venv/bin/python bench/tui_stream.py [--fps N] [--skip-startup] [--runs 3]
+
+`--fps` is passed to the app (`visindigo --fps`), so the frame rate/bandwidth trade-off can be measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import re
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import textwrap
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.llm_server import LLMServer, RecordedRequest, Reply, openai_stream  # noqa: E402
+
+COLUMNS, ROWS = 120, 40
+TICKS = os.sysconf("SC_CLK_TCK")
+END_MARK = "ZEBRAFINISH"
+FLOOR_APP = textwrap.dedent(
+    """
+    from textual.app import App
+    from textual.widgets import Static
+
+    class Floor(App):
+        def compose(self):
+            yield Static("FLOOR-READY")
+
+    Floor().run()
+    """
+)
+
+
+# --- a terminal ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Terminal:
+    """A child process on a pty, with everything it writes recorded as (time, bytes)."""
+
+    process: subprocess.Popen[bytes]
+    master: int
+    started: float
+    chunks: list[tuple[float, bytes]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _text: bytearray = field(default_factory=bytearray)
+
+    @classmethod
+    def spawn(cls, argv: list[str], env: dict[str, str]) -> Terminal:
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, cwd=ROOT
+        )
+        os.close(slave)
+        terminal = cls(process, master, started)
+        threading.Thread(target=terminal._read, daemon=True).start()
+        return terminal
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            now = time.perf_counter()
+            with self._lock:
+                self.chunks.append((now, data))
+                self._text += data
+
+    def type(self, data: bytes) -> None:
+        os.write(self.master, data)
+
+    def wait_for(self, needle: str, timeout: float, after: float = 0.0) -> float:
+        """The time `needle` first appeared in output written after `after`; raises on timeout."""
+        encoded = needle.encode()
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            with self._lock:
+                found = _first_time(self.chunks, encoded, after)
+            if found is not None:
+                return found
+            time.sleep(0.005)
+        raise TimeoutError(f"{needle!r} did not appear within {timeout:.0f} s; the screen showed:\n{self.visible_tail()}")
+
+    def visible_tail(self, limit: int = 3000) -> str:
+        """The end of the output with escape sequences removed, for a failure message."""
+        with self._lock:
+            text = self._text[-20 * limit :].decode("utf-8", "replace")
+        text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]", " ", text)
+        return re.sub(r" {3,}", "  ", text)[-limit:]
+
+    def quiet_after(self, since: float, quiet: float = 1.0, timeout: float = 60.0, small: int = 400) -> float:
+        """The time of the last real drawing before `quiet` seconds without one: the app finished drawing.
+
+        Writes of at most `small` bytes do not count: the composer's blinking cursor redraws one cell twice
+        a second, for as long as the app runs.
+        """
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            with self._lock:
+                big = [when for when, data in self.chunks if when >= since and len(data) > small]
+            last = big[-1] if big else since
+            if time.perf_counter() - last >= quiet:
+                return last
+            time.sleep(0.05)
+        raise TimeoutError("the app never went quiet")
+
+    def bytes_between(self, start: float, end: float) -> int:
+        with self._lock:
+            return sum(len(data) for when, data in self.chunks if start <= when <= end)
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICKS
+
+    def close(self) -> None:
+        try:
+            self.type(b"\x11")  # ctrl+q
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+        os.close(self.master)
+
+
+def _first_time(chunks: list[tuple[float, bytes]], needle: bytes, after: float) -> float | None:
+    """When `needle` was complete in the output (it may straddle reads), counting only output after `after`."""
+    window = b""
+    for when, data in chunks:
+        if when < after:
+            continue
+        window = window[-len(needle) :] + data
+        if needle in window:
+            return when
+    return None
+
+
+# --- the home: config, stored dialogs ---------------------------------------------------------------------------
+
+
+def make_home(server: LLMServer, dialogs: int, big: int) -> Path:
+    """A VISINDIGO_HOME whose config points at the loopback server, with `dialogs` dialogs and one of `big`."""
+    from visindigo.engine import Center, Message, Role
+
+    home = Path(tempfile.mkdtemp(prefix="visindigo-bench-"))
+    (home / "config").mkdir()
+    (home / "config" / "config.toml").write_text(
+        textwrap.dedent(
+            f"""
+            default_provider = "bench"
+
+            [providers.bench]
+            kind = "openai"
+            base_url = "{server.openai_url}"
+            api_key_env = "VISINDIGO_BENCH_KEY"
+            default_model = "bench-model"
+
+            [[providers.bench.models]]
+            id = "bench-model"
+            capabilities = ["text"]
+            """
+        )
+    )
+    center = Center.open(home)
+    try:
+        for number in range(dialogs):
+            dialog = center.create_dialog()
+            dialog.title = f"Stored dialog {number}"
+            for turn in range(2):
+                dialog.append_message(Role.USER, f"Question {turn} of dialog {number} about Kyoto temples")
+                dialog.append_message(Role.ASSISTANT, f"## Answer {turn}\n\nSome text for dialog {number}.")
+        if big:
+            dialog = center.create_dialog()
+            dialog.title = "The long dialog"
+            for number in range(big - 1):
+                role = Role.USER if number % 2 == 0 else Role.ASSISTANT
+                dialog.append_message(Message(role, f"Message {number}: {paragraph(number, 40)}"))
+            dialog.append_message(Message(Role.ASSISTANT, f"Last message {END_MARK}LONG"))
+    finally:
+        center.close()
+    return home
+
+
+def app_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEXTUAL", "VISINDIGO"))}
+    env.update(TERM="xterm-256color", COLUMNS=str(COLUMNS), LINES=str(ROWS), VISINDIGO_HOME=str(home))
+    env["VISINDIGO_BENCH_KEY"] = "sk-bench"
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY"):
+        env.pop(key, None)
+    return env
+
+
+def app_argv(fps: float | None) -> list[str]:
+    argv = [sys.executable, "-m", "visindigo"]
+    return [*argv, "--fps", str(fps)] if fps else argv
+
+
+# --- an ordinary reply ------------------------------------------------------------------------------------------
+
+WORDS = (
+    "the plan keeps every branch of the work so a regenerated answer never replaces the one before it and the "
+    "user can compare both side by side before choosing which one to continue from tomorrow morning"
+).split()
+
+
+def paragraph(seed: int, words: int) -> str:
+    return " ".join(WORDS[(seed * 7 + i) % len(WORDS)] for i in range(words)).capitalize() + "."
+
+
+def code_block(seed: int, lines: int = 30) -> str:
+    body = [f"def step_{seed}(value: int) -> int:"]
+    body += [f"    value = value * {i + 2} + {seed}  # line {i}" for i in range(lines - 2)]
+    body.append("    return value")
+    return "```python\n" + "\n".join(body) + "\n```"
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+def ordinary_reply_tokens(count: int) -> list[str]:
+    """`count` tokens of Markdown (headings, paragraphs, 30-line code blocks, short lists), whole sections only,
+    ending with a paragraph whose last word is END_MARK."""
+    sections: list[str] = []
+    seed = 0
+    while True:
+        section = [
+            f"## Part {seed + 1}",
+            paragraph(seed, 60),
+            "\n".join(f"- {paragraph(seed + k, 6)}" for k in range(3)),
+            code_block(seed),
+            paragraph(seed + 1, 40),
+        ]
+        if len(_tokens("\n\n".join(sections + section))) > count - 40:
+            break
+        sections += section
+        seed += 1
+    tokens = _tokens("\n\n".join(sections) + "\n\n")
+    filler = max(0, count - len(tokens) - 1)
+    closing = " ".join(WORDS[i % len(WORDS)] for i in range(filler))
+    return tokens + _tokens(f"{closing} {END_MARK}\n")[-(filler + 1) :]
+
+
+def streaming_reply(tokens: list[str], rate: float) -> Reply:
+    """`tokens` as one SSE chunk each, `rate` tokens per second (grouped into 5 ms batches when faster)."""
+    reply = openai_stream(tokens, usage=(100, len(tokens)))
+    per_batch = max(1, round(rate * 0.005))
+    events = reply.chunks
+    head, body, tail = events[:1], events[1 : 1 + len(tokens)], events[1 + len(tokens) :]
+    batches = [b"".join(body[i : i + per_batch]) for i in range(0, len(body), per_batch)]
+    return Reply(chunks=head + batches + [b"".join(tail)], delay_between=per_batch / rate)
+
+
+# --- measurements -------------------------------------------------------------------------------------------------
+
+
+def first_frame(argv: list[str], env: dict[str, str], marker: str) -> float:
+    terminal = Terminal.spawn(argv, env)
+    try:
+        return terminal.wait_for(marker, timeout=30) - terminal.started
+    finally:
+        terminal.close()
+
+
+def measure_startup(home: Path, fps: float | None, runs: int) -> None:
+    env = app_env(home)
+    floor_script = home / "floor_app.py"
+    floor_script.write_text(FLOOR_APP)
+    floors, apps = [], []
+    for _ in range(runs):
+        floors.append(first_frame([sys.executable, str(floor_script)], env, "FLOOR-READY"))
+        apps.append(first_frame(app_argv(fps), env, "enter sends"))
+    floor, app = statistics.median(floors), statistics.median(apps)
+    print("start-up (process start → first frame, median of %d, 500 dialogs stored)" % runs)
+    print(f"  minimal Textual app : {floor * 1000:7.0f} ms")
+    print(f"  visindigo           : {app * 1000:7.0f} ms")
+    print(f"  ratio               : {app / floor:7.2f}   (target <= 2)")
+
+
+def ready_terminal(home: Path, fps: float | None) -> Terminal:
+    terminal = Terminal.spawn(app_argv(fps), app_env(home))
+    terminal.wait_for("enter sends", timeout=30)
+    time.sleep(0.5)
+    return terminal
+
+
+def measure_stream(server: LLMServer, home: Path, fps: float | None, tokens: int, rate: float, label: str) -> None:
+    words = ordinary_reply_tokens(tokens)
+    reply = streaming_reply(words, rate)
+    asked: list[float] = []
+
+    def respond(request: RecordedRequest) -> Reply:
+        asked.append(time.perf_counter())
+        return reply
+
+    server.responder = respond
+    terminal = ready_terminal(home, fps)
+    try:
+        cpu_before = terminal.cpu_seconds()
+        terminal.type(b"go\r")
+        deadline = time.perf_counter() + 10
+        while not asked and time.perf_counter() < deadline:
+            time.sleep(0.001)
+        start = asked[0]
+        duration = len(words) / rate
+        last_token = terminal.wait_for(END_MARK, timeout=duration * 4 + 30, after=start)
+        cpu_at_last = terminal.cpu_seconds()
+        done = terminal.quiet_after(last_token, quiet=1.0)
+        cpu_done = terminal.cpu_seconds()
+        written = terminal.bytes_between(start, done)
+    finally:
+        terminal.close()
+        server.responder = None
+    elapsed_last = last_token - start
+    print(f"{label}: {len(words):,} tokens at {rate:,.0f} tokens/s (stream {duration:.1f} s)")
+    print(f"  last token on screen after : {elapsed_last:6.2f} s = {elapsed_last / duration:4.2f}× the stream")
+    print(f"  done (drawing finished)    : {done - start:6.2f} s = {(done - start) / duration:4.2f}× the stream")
+    print(f"  CPU while streaming        : {100 * (cpu_at_last - cpu_before) / elapsed_last:5.1f} % of one core")
+    print(f"  CPU until done             : {cpu_done - cpu_before:6.2f} s")
+    print(f"  written to the terminal    : {written:,} bytes = {written / len(words):,.0f} bytes per token")
+
+
+def measure_open(home: Path, fps: float | None, runs: int) -> None:
+    times = []
+    for _ in range(runs):
+        terminal = ready_terminal(home, fps)
+        try:
+            terminal.type(b"\x06")  # ctrl+f: the search box
+            time.sleep(0.3)
+            terminal.type(b"\t")  # the tree; its cursor is on the newest dialog (the long one)
+            time.sleep(0.3)
+            pressed = time.perf_counter()
+            terminal.type(b"\r")
+            shown = terminal.wait_for(END_MARK + "LONG", timeout=30, after=pressed)
+            times.append(shown - pressed)
+        finally:
+            terminal.close()
+    print(f"open a 2,000-message dialog (Enter in the tree → last message on screen, median of {runs})")
+    print(f"  {statistics.median(times) * 1000:.0f} ms   (target < 500 ms; runs: "
+          + ", ".join(f"{t * 1000:.0f}" for t in times) + ")")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fps", type=float, default=None, help="the app's --fps (default: the app's default)")
+    parser.add_argument("--runs", type=int, default=3, help="repetitions of start-up and open")
+    parser.add_argument("--skip-startup", action="store_true")
+    parser.add_argument("--only", choices=["startup", "everyday", "fast", "open"], default=None)
+    args = parser.parse_args()
+    with LLMServer() as server:
+        print("preparing a home with 500 stored dialogs and one of 2,000 messages…", flush=True)
+        home = make_home(server, dialogs=500, big=2000)
+        print(f"frame rate while streaming: {args.fps or 'app default'}\n")
+        steps: dict[str, Callable[[], None]] = {
+            "startup": lambda: measure_startup(home, args.fps, args.runs),
+            "open": lambda: measure_open(home, args.fps, args.runs),  # before the streams add newer dialogs
+            "everyday": lambda: measure_stream(server, home, args.fps, 2000, 100, "everyday streaming"),
+            "fast": lambda: measure_stream(server, home, args.fps, 4000, 2000, "fast streaming"),
+        }
+        for name, step in steps.items():
+            if args.only and name != args.only:
+                continue
+            if name == "startup" and args.skip_startup:
+                continue
+            step()
+            print(flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -114,7 +114,8 @@ class Terminal:
             if found is not None:
                 return found
             time.sleep(0.005)
-        raise TimeoutError(f"{needle!r} did not appear within {timeout:.0f} s; the screen showed:\n{self.visible_tail()}")
+        shown = self.visible_tail()
+        raise TimeoutError(f"{needle!r} did not appear within {timeout:.0f} s; the screen showed:\n{shown}")
 
     def visible_tail(self, limit: int = 3000) -> str:
         """The end of the output with escape sequences removed, for a failure message."""
@@ -231,10 +232,11 @@ def app_argv(fps: float | None) -> list[str]:
 
 # --- an ordinary reply ------------------------------------------------------------------------------------------
 
-WORDS = (
+SENTENCE = (
     "the plan keeps every branch of the work so a regenerated answer never replaces the one before it and the "
     "user can compare both side by side before choosing which one to continue from tomorrow morning"
-).split()
+)
+WORDS = SENTENCE.split(" ")
 
 
 def paragraph(seed: int, words: int) -> str:
@@ -305,7 +307,7 @@ def measure_startup(home: Path, fps: float | None, runs: int) -> None:
         floors.append(first_frame([sys.executable, str(floor_script)], env, "FLOOR-READY"))
         apps.append(first_frame(app_argv(fps), env, "enter sends"))
     floor, app = statistics.median(floors), statistics.median(apps)
-    print("start-up (process start → first frame, median of %d, 500 dialogs stored)" % runs)
+    print(f"start-up (process start → first frame, median of {runs}, 500 dialogs stored)")
     print(f"  minimal Textual app : {floor * 1000:7.0f} ms")
     print(f"  visindigo           : {app * 1000:7.0f} ms")
     print(f"  ratio               : {app / floor:7.2f}   (target <= 2)")

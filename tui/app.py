@@ -76,7 +76,7 @@ class VisindigoApp(App[None]):
     COMMANDS = App.COMMANDS | {MainCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Keys", id="help"),
-        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True, show=False),
     ]
 
     def __init__(self, center: Center, options: AppOptions | None = None) -> None:

@@ -74,6 +74,7 @@ class TreeIndex:
     summaries: dict[str, DialogSummary]
     children: dict[str, list[str]]
     roots: list[str]
+    _ordinals: dict[str, int] | None = None
 
     @classmethod
     def build(cls, summaries: Iterable[DialogSummary]) -> TreeIndex:
@@ -126,11 +127,23 @@ class TreeIndex:
         return result
 
     def ordinal(self, dialog_id: str) -> int:
-        """1 for a dialog that is not a branch; n+1 for the n-th branch of its parent."""
-        parent = self.parent(dialog_id)
-        if parent is None:
-            return 1
-        return self.children[parent].index(dialog_id) + 2
+        """1 for the dialog a family started from; 2, 3, … for its branches in the order they were made.
+
+        Numbered across the whole family (not per parent), so a branch of a branch never repeats a number.
+        """
+        return self.ordinals().get(dialog_id, 1)
+
+    def ordinals(self) -> dict[str, int]:
+        cached = self._ordinals
+        if cached is None:
+            cached = {}
+            for root in self.roots:
+                members = sorted(self.family(root), key=lambda i: (self.summaries[i].created_at, i))
+                members.remove(root)
+                cached[root] = 1
+                cached.update((member, number) for number, member in enumerate(members, start=2))
+            object.__setattr__(self, "_ordinals", cached)
+        return cached
 
 
 def _is_cycle(by_id: dict[str, DialogSummary], start: str) -> bool:

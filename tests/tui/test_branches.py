@@ -98,8 +98,11 @@ def test_tree_index_parent_children_siblings(center: Center) -> None:
     assert index.sibling(second.id, 1) is None
     assert index.sibling(root.id, 1) == other.id
     assert index.family(second.id) == [root.id, first.id, grandchild.id, second.id]
+    assert index.ordinal(first.id) == 2
     assert index.ordinal(second.id) == 3
+    assert index.ordinal(grandchild.id) == 4  # numbered across the family: never a second ②
     assert index.ordinal(root.id) == 1
+    assert index.ordinal(other.id) == 1
 
 
 def test_tree_index_survives_a_cycle(center: Center) -> None:

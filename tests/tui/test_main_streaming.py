@@ -85,6 +85,8 @@ async def test_escape_cancels_and_keeps_the_partial_answer_marked_interrupted() 
         await pilot.press("enter")
         await pilot.pause(0.3)
         assert screen.runs.is_running(screen.dialog.id)
+        node = screen.sidebar.dialog_tree.node_for(screen.dialog.id)
+        assert node is not None and node.label.plain.startswith("● ")  # the tree marks a dialog answering
         await pilot.press("escape")
         await settle(pilot)
         dialog = screen.dialog
@@ -98,6 +100,8 @@ async def test_escape_cancels_and_keeps_the_partial_answer_marked_interrupted() 
         assert screen.pane.streaming_view is None
         notices = list(screen.pane.query(Notice))
         assert notices and "Cancelled" in str(notices[0].content)
+        node = screen.sidebar.dialog_tree.node_for(dialog.id)
+        assert node is not None and not node.label.plain.startswith("●")
 
 
 async def test_a_failed_run_says_why_and_keeps_what_arrived() -> None:

@@ -114,6 +114,7 @@ class MainScreen(Screen[None]):
         self._ticker: Timer | None = None
         self._tree_index = branches.TreeIndex.build([])
         self._alternatives: dict[int, list[Dialog]] = {}
+        self._usage_cache: dict[str, tuple[int, tuple[int, int]]] = {}
 
     @property
     def visindigo(self) -> VisindigoApp:
@@ -154,6 +155,16 @@ class MainScreen(Screen[None]):
         running = set(self.runs.running_ids())
         self.sidebar.dialog_tree.rebuild(self._tree_index, select_id or self.dialog.id, running)
 
+    def _mark_tree(self, *dialog_ids: str) -> None:
+        """Update the labels of these dialogs (running mark, current in bold) without rebuilding the tree."""
+        if self.sidebar.query_text:
+            return
+        running = set(self.runs.running_ids())
+        for dialog_id in dialog_ids:
+            self.sidebar.dialog_tree.relabel(
+                self._tree_index, dialog_id, running=dialog_id in running, current=dialog_id == self.dialog.id
+            )
+
     def _family(self, dialog: Dialog) -> list[Dialog]:
         if dialog.id not in self._tree_index.summaries:
             return [dialog]
@@ -176,6 +187,7 @@ class MainScreen(Screen[None]):
         """Show `dialog` in the pane (its run goes on if it has one) and mark it in the tree."""
         if self.composer.editing_index is not None:
             self.composer.stop_edit()
+        previous = self.dialog
         self.dialog = dialog
         run = self.runs.get(dialog.id)
         alternatives = self._compute_alternatives()
@@ -193,6 +205,7 @@ class MainScreen(Screen[None]):
         node = self.sidebar.dialog_tree.node_for(dialog.id)
         if node is not None:
             self.sidebar.dialog_tree.move_cursor(node)
+        self._mark_tree(previous.id, dialog.id)
         self._refresh_status()
 
     async def open_dialog_id(self, dialog_id: str, *, focus_index: int | None = None) -> None:
@@ -202,7 +215,6 @@ class MainScreen(Screen[None]):
             self.refresh_tree()
             return
         await self.open_dialog(dialog, focus_index=focus_index)
-        self.refresh_tree()
 
     def _show_reasoning_of_latest(self) -> None:
         index = self.dialog.find_last_assistant_message()
@@ -238,6 +250,7 @@ class MainScreen(Screen[None]):
         if self.runs.is_running(dialog.id):
             self.notify("This dialog is still answering: esc cancels it, or wait.", severity="warning")
             return
+        new_in_tree = not self._is_registered(dialog) or not dialog.title
         if not self._is_registered(dialog):
             self.center.add_dialog(dialog)
         if not dialog.title:
@@ -247,7 +260,8 @@ class MainScreen(Screen[None]):
         dialog.append_message(Role.USER, text)
         await self.pane.message_added(dialog.message_count - 1)
         self.pane.follow()
-        self.refresh_tree()
+        if new_in_tree:
+            self.refresh_tree()
         self.start_run(dialog)
 
     def start_run(self, dialog: Dialog) -> None:
@@ -291,7 +305,7 @@ class MainScreen(Screen[None]):
         return dialog_id == self.dialog.id
 
     def on_run_started(self, event: RunStarted) -> None:
-        self.refresh_tree()
+        self._mark_tree(event.dialog_id)
         if self._shown(event.dialog_id) and self._ticker is not None:
             self._ticker.resume()
         self._refresh_status()
@@ -357,7 +371,7 @@ class MainScreen(Screen[None]):
             self._refresh_status()
 
     async def on_run_ended(self, event: RunEnded) -> None:
-        self.refresh_tree()
+        self._mark_tree(event.dialog_id)
         if not self._shown(event.dialog_id):
             if event.outcome == "failed":
                 self.notify(f"A run in another dialog failed: {event.error}", severity="error", markup=False)
@@ -382,6 +396,24 @@ class MainScreen(Screen[None]):
 
     # --- status line -------------------------------------------------------------------------------------------
 
+    def _usage_of(self, dialog: Dialog) -> tuple[int, int]:
+        """Tokens in and out the dialog's answers reported, added up once and then kept up to date.
+
+        Called every frame while a reply streams, so it reads only messages it has not counted yet.
+        """
+        count = dialog.message_count
+        seen, totals = self._usage_cache.get(dialog.id, (0, (0, 0)))
+        if count < seen:
+            seen, totals = 0, (0, 0)
+        input_tokens, output_tokens = totals
+        for index in range(seen, count):
+            usage = dialog.message_at(index).meta.get("usage")
+            if isinstance(usage, dict):
+                input_tokens += int(usage.get("input_tokens", 0) or 0)
+                output_tokens += int(usage.get("output_tokens", 0) or 0)
+        self._usage_cache[dialog.id] = (count, (input_tokens, output_tokens))
+        return input_tokens, output_tokens
+
     def _refresh_status(self) -> None:
         dialog = self.dialog
         provider = self.center.get_provider(dialog.provider_id) if dialog.provider_id else self.center.default_provider
@@ -394,12 +426,7 @@ class MainScreen(Screen[None]):
                 model = None
             if model is not None:
                 model_name, marks = model.label, model.capabilities.marks()
-        input_tokens = output_tokens = 0
-        for index in range(max(0, dialog.message_count - 400), dialog.message_count):
-            usage = dialog.message_at(index).meta.get("usage")
-            if isinstance(usage, dict):
-                input_tokens += int(usage.get("input_tokens", 0) or 0)
-                output_tokens += int(usage.get("output_tokens", 0) or 0)
+        input_tokens, output_tokens = self._usage_of(dialog)
         run = self.runs.get(dialog.id)
         speed = 0.0
         state = ""
@@ -488,7 +515,6 @@ class MainScreen(Screen[None]):
         await self.open_dialog(child)
         self.pane.follow()
         self.start_run(child)
-        self.refresh_tree(child.id)
 
     @on(MessagePane.RegenerateRequested)
     async def _regenerate_requested(self, event: MessagePane.RegenerateRequested) -> None:
@@ -514,7 +540,6 @@ class MainScreen(Screen[None]):
         await self.open_dialog(child)
         self.pane.follow()
         self.start_run(child)
-        self.refresh_tree(child.id)
 
     @on(MessagePane.StepAlternative)
     async def _step_alternative(self, event: MessagePane.StepAlternative) -> None:
@@ -756,9 +781,7 @@ class MainScreen(Screen[None]):
     async def action_skills(self) -> None:
         from .skills import SkillsScreen
 
-        if not self._is_registered(self.dialog) and self.dialog.message_count == 0:
-            self.center.add_dialog(self.dialog)
-            self.refresh_tree()
+        # A dialog not sent yet keeps its skills and is saved with them by its first message.
         await self.app.push_screen_wait(SkillsScreen(self.center, self.dialog))
 
     @work(group="modal", exclusive=True, exit_on_error=False)

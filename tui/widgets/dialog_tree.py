@@ -95,6 +95,7 @@ class DialogTree(Tree[str]):
         self.auto_expand = False
         self.guide_depth = 2
         self._hits: dict[str, SearchHit] = {}
+        self._dialog_nodes: dict[str, TreeNode[str]] = {}
 
     def process_label(self, label: str | Text) -> Text:
         """Labels are always built as `Text` here; a str is taken literally, never as markup."""
@@ -106,6 +107,7 @@ class DialogTree(Tree[str]):
         self._hits = {}
         self.clear()
         nodes: dict[str, TreeNode[str]] = {}
+        self._dialog_nodes = nodes
 
         def add(parent: TreeNode[str], dialog_id: str) -> None:
             summary = index.summaries[dialog_id]
@@ -132,8 +134,17 @@ class DialogTree(Tree[str]):
         if node.tree is self and node.line >= 0:
             self.move_cursor(node)
 
+    def relabel(self, index: TreeIndex, dialog_id: str, *, running: bool, current: bool) -> None:
+        """Redraw one dialog's label (running mark, current) without rebuilding the tree."""
+        node = self._dialog_nodes.get(dialog_id)
+        summary = index.summaries.get(dialog_id)
+        if node is None or summary is None or node.tree is not self:
+            return
+        node.set_label(dialog_label(summary.title, index.ordinal(dialog_id), running=running, current=current))
+
     def show_hits(self, hits: list[SearchHit]) -> None:
         self.clear()
+        self._dialog_nodes = {}
         self._hits = {}
         for number, hit in enumerate(hits):
             label = Text(" ".join(clean(hit.title).split()) or "New dialog", style="bold")
@@ -148,6 +159,9 @@ class DialogTree(Tree[str]):
             self.call_after_refresh(self._cursor_to, first)
 
     def node_for(self, dialog_id: str) -> TreeNode[str] | None:
+        node = self._dialog_nodes.get(dialog_id)
+        if node is not None and node.tree is self:
+            return node
         stack = list(self.root.children)
         while stack:
             node = stack.pop()

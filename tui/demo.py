@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from visindigo.engine import Center, Dialog, Role
 from visindigo.engine.providers.demo import DEMO_PROVIDER_ID, demo_functions, demo_provider
+from visindigo.engine.providers.scripted import ScriptedAdapter
 
 DEMO_TITLE = "Weather in Kyoto (demo)"
 FIRST_QUESTION = "What's the weather in Kyoto?"
@@ -34,8 +35,9 @@ async def install_demo(center: Center, *, delay: float = 0.02) -> Dialog | None:
     for function in demo_functions():
         center.add_function(function)
     adapter = provider.adapter
-    saved_delay = getattr(adapter, "delay", 0.0)
-    adapter.delay = 0.0  # type: ignore[attr-defined]
+    assert isinstance(adapter, ScriptedAdapter)
+    saved_delay = adapter.delay
+    adapter.delay = 0.0  # seeding runs instantly; the live question streams at the chosen pace
     try:
         original = center.create_dialog()
         original.title = DEMO_TITLE
@@ -44,5 +46,5 @@ async def install_demo(center: Center, *, delay: float = 0.02) -> Dialog | None:
         branch = center.regenerate(original)
         await _run_quietly(branch)
     finally:
-        adapter.delay = saved_delay  # type: ignore[attr-defined]
+        adapter.delay = saved_delay
     return branch

@@ -93,7 +93,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+o", "focus_messages", "Go to the messages", show=False, id="focus-messages"),
     ]
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    HORIZONTAL_BREAKPOINTS = [
         (0, "-narrow"),
         (100, "-medium"),
         (120, "-wide"),
@@ -330,7 +330,8 @@ class MainScreen(Screen[None]):
         """Draw what streamed in since the last frame (the only place streamed text reaches the screen)."""
         run = self.runs.get(self.dialog.id)
         if run is None:
-            self._frame and self._frame.pause()
+            if self._frame is not None:
+                self._frame.pause()
             return
         run.notified = False
         changed = await self.pane.flush(run)

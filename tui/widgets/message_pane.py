@@ -107,7 +107,7 @@ class MessagePane(VerticalScroll, can_focus=True):
         Binding("r", "regenerate", "Regenerate this answer (new branch)", show=False),
         Binding("left,[", "step(-1)", "Previous alternative", show=False),
         Binding("right,]", "step(1)", "Next alternative", show=False),
-        Binding("enter", "toggle", "Expand / collapse tool call", show=False),
+        Binding("enter", "toggle_tool", "Expand / collapse tool call", show=False),
         *[Binding(str(n), f"copy_code({n})", f"Copy code block {n}", show=False) for n in range(1, 10)],
     ]
 
@@ -566,7 +566,7 @@ class MessagePane(VerticalScroll, can_focus=True):
             return
         self.post_message(self.StepAlternative(self, view.index, step))
 
-    def action_toggle(self) -> None:
+    def action_toggle_tool(self) -> None:
         if (view := self._target()) is not None:
             view.toggle_tool()
 

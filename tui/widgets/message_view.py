@@ -59,11 +59,12 @@ def one_line(text: str, limit: int = SUMMARY_LIMIT) -> str:
 
 
 def format_arguments(arguments: dict[str, Any] | str) -> str:
+    """Arguments as indented JSON for the block's body (text that is not JSON is shown as it is)."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
         except ValueError:
-            return clean(arguments)
+            return clean(str(arguments))
     if not arguments:
         return "(no arguments)"
     try:

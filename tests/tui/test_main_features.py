@@ -330,3 +330,45 @@ async def test_help_lists_the_keys_of_every_part() -> None:
         descriptions = app.screen.visible_descriptions
         for expected in ("Regenerate", "Copy message", "Send", "Delete dialog", "Previous alternative"):
             assert any(expected in d for d in descriptions), expected
+
+
+async def test_function_keys_work_while_typing() -> None:
+    """The composer (a TextArea) binds f6/f7 itself; the screen's function keys must win."""
+    from visindigo.tui.screens.main_rename import RenameScreen
+    from visindigo.tui.screens.template_library import TemplateLibraryScreen
+
+    app = make_app([answer("x")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "hello")
+        assert screen.focused is screen.composer.input
+        await pilot.press("f6")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, TemplateLibraryScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("f7")
+        await pilot.pause()
+        assert isinstance(app.screen, RenameScreen)
+        await pilot.press("end")  # the old title is selected: typing would replace it
+        await type_text(pilot, " renamed")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.dialog.title == "hello renamed"
+        node = screen.sidebar.dialog_tree.node_for(screen.dialog.id)
+        assert node is not None and "hello renamed" in node.label.plain
+
+
+async def test_a_failing_screen_is_reported_not_swallowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import visindigo.tui.screens.providers as providers_module
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("cannot build the providers screen")
+
+    monkeypatch.setattr(providers_module, "ProvidersScreen", broken)
+    app = make_app([])
+    async with app.run_test(notifications=True) as pilot:
+        await pilot.press("f3")
+        await pilot.pause(0.3)
+        assert any("cannot build the providers screen" in n.message for n in app._notifications)
+        assert app.is_running

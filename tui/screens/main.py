@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer
+from textual.worker import Worker, WorkerState
 
 from visindigo.engine import Capability, Center, Dialog, Message, NoModelAvailable, Role
 from visindigo.engine.approval import Approval, ToolCallRequest
@@ -74,15 +75,15 @@ class MainScreen(Screen[None]):
         Binding("ctrl+n", "new_dialog", "New dialog", id="new-dialog"),
         Binding("ctrl+r", "regenerate", "Regenerate", id="regenerate"),
         Binding("alt+e", "edit_last", "Edit last question (↑ in an empty composer)", show=False, id="edit"),
-        Binding("f2", "pick_model", "Model", id="model-picker"),
-        Binding("f3", "providers", "Providers", show=False, id="providers"),
-        Binding("f4", "mcp_servers", "MCP servers", show=False, id="mcp-servers"),
-        Binding("f5", "skills", "Skills", show=False, id="skills"),
-        Binding("f6,ctrl+t", "templates", "Templates", show=False, id="templates"),
-        Binding("f7", "rename", "Rename dialog", show=False, id="rename"),
-        Binding("f8", "delete_dialog", "Delete dialog", show=False, id="delete-dialog"),
+        Binding("f2", "pick_model", "Model", id="model-picker", priority=True),
+        Binding("f3", "providers", "Providers", show=False, id="providers", priority=True),
+        Binding("f4", "mcp_servers", "MCP servers", show=False, id="mcp-servers", priority=True),
+        Binding("f5", "skills", "Skills", show=False, id="skills", priority=True),
+        Binding("f6,ctrl+t", "templates", "Templates", show=False, id="templates", priority=True),
+        Binding("f7", "rename", "Rename dialog", show=False, id="rename", priority=True),
+        Binding("f8", "delete_dialog", "Delete dialog", show=False, id="delete-dialog", priority=True),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False, id="toggle-sidebar"),
-        Binding("f9,ctrl+g", "toggle_drawer", "Reasoning", show=False, id="toggle-drawer"),
+        Binding("f9,ctrl+g", "toggle_drawer", "Reasoning", show=False, id="toggle-drawer", priority=True),
         Binding("ctrl+f,slash", "search", "Search dialogs", show=False, id="search"),
         Binding("alt+y", "copy_last", "Copy last answer", show=False, id="copy-last"),
         Binding("alt+up", "tree_parent", "Parent dialog", show=False, id="parent-dialog"),
@@ -394,6 +395,21 @@ class MainScreen(Screen[None]):
 
     def on_dialogs_changed(self, event: DialogsChanged) -> None:
         self.refresh_tree(event.select_id)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that failed (a screen that could not open, a bug) is reported, never silently dropped.
+
+        Run workers report their own failures (`RunEnded`); this catches everything else.
+        """
+        if event.state is WorkerState.ERROR:
+            error = event.worker.error
+            from ..sanitize import clean
+
+            self.notify(
+                clean(f"{event.worker.name or 'a task'} failed: {type(error).__name__}: {error}"),
+                severity="error",
+                markup=False,
+            )
 
     # --- status line -------------------------------------------------------------------------------------------
 

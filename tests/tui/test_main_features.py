@@ -372,3 +372,23 @@ async def test_a_failing_screen_is_reported_not_swallowed(monkeypatch: pytest.Mo
         await pilot.pause(0.3)
         assert any("cannot build the providers screen" in n.message for n in app._notifications)
         assert app.is_running
+
+
+async def test_alt_keys_from_a_real_terminal_are_not_typed_into_the_composer() -> None:
+    """Over SSH alt+e arrives as ESC e, which Textual reports as key "alt+e" *with* the character "e": the
+    composer would insert it unless the screen's binding comes first."""
+    from textual import events
+
+    app = make_app([answer("first answer")])
+    async with app.run_test() as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "question")
+        app.post_message(events.Key("alt+e", "e"))
+        await pilot.pause()
+        assert screen.composer.editing_index == 0
+        assert screen.composer.text == "question"
+        await pilot.press("escape")
+        app.post_message(events.Key("alt+y", "y"))
+        await pilot.pause()
+        assert app.clipboard == "first answer"
+        assert screen.composer.text == ""

@@ -74,7 +74,9 @@ class MainScreen(Screen[None]):
         Binding("escape", "escape", "Cancel", id="cancel"),
         Binding("ctrl+n", "new_dialog", "New dialog", id="new-dialog"),
         Binding("ctrl+r", "regenerate", "Regenerate", id="regenerate"),
-        Binding("alt+e", "edit_last", "Edit last question (↑ in an empty composer)", show=False, id="edit"),
+        Binding(
+            "alt+e", "edit_last", "Edit last question (↑ in an empty composer)", show=False, id="edit", priority=True
+        ),
         Binding("f2", "pick_model", "Model", id="model-picker", priority=True),
         Binding("f3", "providers", "Providers", show=False, id="providers", priority=True),
         Binding("f4", "mcp_servers", "MCP servers", show=False, id="mcp-servers", priority=True),
@@ -85,11 +87,13 @@ class MainScreen(Screen[None]):
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False, id="toggle-sidebar"),
         Binding("f9,ctrl+g", "toggle_drawer", "Reasoning", show=False, id="toggle-drawer", priority=True),
         Binding("ctrl+f,slash", "search", "Search dialogs", show=False, id="search"),
-        Binding("alt+y", "copy_last", "Copy last answer", show=False, id="copy-last"),
-        Binding("alt+up", "tree_parent", "Parent dialog", show=False, id="parent-dialog"),
-        Binding("alt+down", "tree_child", "First branch of this dialog", show=False, id="child-dialog"),
-        Binding("alt+left", "tree_sibling(-1)", "Previous sibling dialog", show=False, id="previous-sibling"),
-        Binding("alt+right", "tree_sibling(1)", "Next sibling dialog", show=False, id="next-sibling"),
+        Binding("alt+y", "copy_last", "Copy last answer", show=False, id="copy-last", priority=True),
+        Binding("alt+up", "tree_parent", "Parent dialog", show=False, id="parent-dialog", priority=True),
+        Binding("alt+down", "tree_child", "First branch of this dialog", show=False, id="child-dialog", priority=True),
+        Binding(
+            "alt+left", "tree_sibling(-1)", "Previous sibling dialog", show=False, id="previous-sibling", priority=True
+        ),
+        Binding("alt+right", "tree_sibling(1)", "Next sibling dialog", show=False, id="next-sibling", priority=True),
         Binding("ctrl+l", "focus_composer", "Go to the composer", show=False, id="focus-composer"),
         Binding("ctrl+o", "focus_messages", "Go to the messages", show=False, id="focus-messages"),
     ]

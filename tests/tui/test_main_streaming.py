@@ -159,3 +159,30 @@ async def test_long_dialogs_mount_the_end_and_load_earlier_messages_on_demand() 
         await pilot.pause()
         assert screen.pane.view_for(5) is not None
         assert screen.pane.cursor is not None and screen.pane.cursor.index == 5
+
+
+async def test_a_run_goes_on_in_the_background_and_shows_again_when_its_dialog_is_reopened() -> None:
+    slow = [TextPart("Background part one. "), Pause(3.0), TextPart("Part two."), FinishPart("stop")]
+    app = make_app([slow, answer("quick answer")])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        await type_text(pilot, "slow one")
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        background = screen.dialog
+        await pilot.press("ctrl+n")
+        await type_text(pilot, "fast one")
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert screen.dialog is not background
+        assert screen.dialog.message_at(1).content == "quick answer"
+        assert screen.runs.is_running(background.id)
+        await screen.open_dialog_id(background.id)
+        await pilot.pause(0.2)
+        stream = screen.pane.streaming_view
+        assert stream is not None
+        assert "Background part one." in stream.query_one(Markdown).source
+        await settle(pilot)
+        assert screen.pane.streaming_view is None
+        view = screen.pane.view_for(1)
+        assert view is not None and view.query_one(Markdown).source == "Background part one. Part two."

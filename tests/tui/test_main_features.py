@@ -392,3 +392,23 @@ async def test_alt_keys_from_a_real_terminal_are_not_typed_into_the_composer() -
         await pilot.pause()
         assert app.clipboard == "first answer"
         assert screen.composer.text == ""
+
+
+async def test_stored_tool_errors_still_show_as_errors() -> None:
+    from visindigo.engine import Message
+
+    center = make_center([])
+    dialog = center.create_dialog()
+    dialog.append_message(Role.USER, "wipe it")
+    calls = '[{"id":"c1","type":"function","function":{"name":"wipe","arguments":"{}"}}]'
+    dialog.append_message(Message(Role.ASSISTANT, "", tool_calls=calls))
+    dialog.append_message(Message(Role.TOOL, DENIED_RESULT, tool_call_id="c1", name="wipe"))
+    dialog.append_message(Message(Role.TOOL, '{"error": "x", "detail": 1}', tool_call_id="c2", name="other"))
+    app = make_app(center=center)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        await screen.open_dialog(dialog)
+        await pilot.pause()
+        denied = screen.pane.view_for(2).query_one(Collapsible)  # type: ignore[union-attr]
+        assert denied.has_class("-error") and "wipe" in str(denied.title)
+        assert not screen.pane.view_for(3).query_one(Collapsible).has_class("-error")  # type: ignore[union-attr]

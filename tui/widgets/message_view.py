@@ -73,6 +73,18 @@ def format_arguments(arguments: dict[str, Any] | str) -> str:
         return clean(repr(arguments))
 
 
+def looks_like_error(result: str) -> bool:
+    """Whether a stored tool result is one of the engine's error results (`{"error": ...}`: invalid arguments,
+    a failed or unknown tool, a denied or cancelled call), for messages that no longer carry the live flag."""
+    if not result.startswith("{") or '"error"' not in result:
+        return False
+    try:
+        value = json.loads(result)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and set(value) == {"error"}
+
+
 def call_signature(name: str, arguments: dict[str, Any] | str) -> str:
     """`name(key="value", ...)`, shortened, as the block's title shows it."""
     if isinstance(arguments, str):
@@ -399,7 +411,7 @@ class MessageView(Widget):
         arguments = state.get("arguments", self.message.meta.get("arguments", ""))
         running = bool(state.get("running"))
         result = state.get("result", self.message.content)
-        is_error = bool(state.get("is_error", self.message.meta.get("is_error", False)))
+        is_error = bool(state.get("is_error", self.message.meta.get("is_error", looks_like_error(str(result)))))
         duration = state.get("duration", self.message.meta.get("duration"))
         if running:
             tail = "running…"

@@ -145,6 +145,7 @@ class OpenAIAdapter:
                             if len(delta) > 1 or content is None:
                                 reasoning = delta.get("reasoning_content") or delta.get("reasoning")
                                 if reasoning and isinstance(reasoning, str):
+                                    splitter.server_separates_reasoning()
                                     yield ReasoningPart(reasoning)
                                 tool_calls = delta.get("tool_calls")
                                 if tool_calls:
@@ -200,6 +201,8 @@ class OpenAIAdapter:
         content = message.get("content")
         if isinstance(content, str) and content:
             splitter = ThinkSplitter(starts_in_thinking=request.model.starts_in_thinking)
+            if isinstance(reasoning, str) and reasoning:
+                splitter.server_separates_reasoning()
             for is_reasoning, text in [*splitter.feed(content), *splitter.flush()]:
                 yield ReasoningPart(text) if is_reasoning else TextPart(text)
         calls = _CallAssembler()

@@ -5,6 +5,10 @@ templates, Qwen3, DeepSeek-R1 distills) write their thoughts into the content. O
 of the message (after whitespace) opens a thought, and the first `</think>` closes it; later tags are answer
 text. Tags may be split across chunks, so a possible partial tag is held back until the next chunk decides.
 Models whose template already opened the thought (DeepSeek-R1 style) start inside it: `starts_in_thinking`.
+That flag is a guess about a model, and servers change: a model so marked that writes `<think>` anyway gets the
+tag dropped, and when the server itself delivers the reasoning in a field (`server_separates_reasoning`), the
+content is the answer and is read as for any other model — otherwise the whole answer would vanish into the
+reasoning.
 """
 
 from __future__ import annotations
@@ -21,8 +25,9 @@ class ThinkSplitter:
     __slots__ = ("_buffer", "_state", "passthrough")
 
     def __init__(self, *, starts_in_thinking: bool = False) -> None:
-        # states: "start" (may still open), "think" (inside), "after" (just closed: drop leading blank lines)
-        self._state = "think" if starts_in_thinking else "start"
+        # states: "start" (may still open), "inside" (inside, but a leading "<think>" is still dropped),
+        # "think" (inside), "after" (just closed: drop leading blank lines)
+        self._state = "inside" if starts_in_thinking else "start"
         self._buffer = ""
         self.passthrough = False
 
@@ -32,7 +37,7 @@ class ThinkSplitter:
         self._buffer += text
         out: list[tuple[bool, str]] = []
         while True:
-            if self._state == "start":
+            if self._state in ("start", "inside"):
                 stripped = self._buffer.lstrip()
                 if stripped.startswith(OPEN):
                     self._buffer = stripped[len(OPEN) :]
@@ -40,6 +45,9 @@ class ThinkSplitter:
                     continue
                 if not stripped or OPEN.startswith(stripped):
                     return out  # only whitespace or a partial "<think" so far: wait
+                if self._state == "inside":
+                    self._state = "think"
+                    continue
                 return self._answer(out, self._buffer)
             if self._state == "think":
                 end = self._buffer.find(CLOSE)
@@ -69,6 +77,12 @@ class ThinkSplitter:
             out.append((False, text))
         return out
 
+    def server_separates_reasoning(self) -> None:
+        """The server sent reasoning in a field of its own: content that has not started yet is the answer,
+        whatever `starts_in_thinking` assumed (a leading `<think>` block is still taken as reasoning)."""
+        if self._state == "inside" and not self._buffer.strip():
+            self._state = "start"
+
     def flush(self) -> list[tuple[bool, str]]:
         """What is still held back when the stream ends: a partial tag is text after all."""
         text, self._buffer = self._buffer, ""
@@ -76,8 +90,12 @@ class ThinkSplitter:
             return []
         if self._state == "think":
             return [(True, text)]
+        if not text.strip():
+            return []
+        if self._state == "inside":
+            return [(True, text)]
         if self._state == "start":
-            return [(False, text)] if text.strip() else []
+            return [(False, text)]
         return []
 
 

@@ -325,6 +325,17 @@ async def test_a_model_that_starts_inside_the_thought(llm_server: LLMServer) -> 
     assert (dialog.last_message.reasoning, dialog.last_message.content) == ("thinking already", "The answer.")
 
 
+async def test_a_starts_in_thinking_model_behind_a_server_that_separates_reasoning(llm_server: LLMServer) -> None:
+    # llama.cpp --reasoning-format deepseek: the thought comes in reasoning_content, the content is the answer
+    llm_server.queue(openai_stream(["The answer."], reasoning=["thought"]))
+    model = ModelInfo("r1", capabilities=ALL, starts_in_thinking=True)
+    _, dialog, _ = setup(llm_server, models=[model])
+    dialog.append_message(Role.USER, "q")
+    events = await run(dialog)
+    assert [e.text for e in events if isinstance(e, StreamDelta)] == ["The answer."]
+    assert (dialog.last_message.reasoning, dialog.last_message.content) == ("thought", "The answer.")
+
+
 async def test_openrouter_reasoning_details_go_back_with_tool_calls_to_the_same_provider(
     llm_server: LLMServer,
 ) -> None:

@@ -42,6 +42,21 @@ def test_starts_in_thinking_needs_no_opening_tag() -> None:
     assert split(["never closed"], starts_in_thinking=True) == ("never closed", "")
 
 
+def test_starts_in_thinking_tolerates_a_model_that_opens_the_thought_anyway() -> None:
+    assert split(["\n<thi", "nk>deep</think>", "result"], starts_in_thinking=True) == ("deep", "result")
+    assert split(["  "], starts_in_thinking=True) == ("", "")
+
+
+def test_reasoning_from_the_server_means_the_content_is_the_answer() -> None:
+    splitter = ThinkSplitter(starts_in_thinking=True)
+    splitter.server_separates_reasoning()
+    assert splitter.feed("The answer.") == [(False, "The answer.")]
+    late = ThinkSplitter(starts_in_thinking=True)
+    assert late.feed("thinking") == [(True, "thinking")]
+    late.server_separates_reasoning()  # too late: the content already began inside the thought
+    assert late.feed("</think>answer") == [(False, "answer")]
+
+
 def test_an_unfinished_tag_at_the_end_is_text() -> None:
     assert split(["<thi"]) == ("", "<thi")
     assert split(["<think>abc</thi"]) == ("abc</thi", "")

@@ -184,7 +184,11 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
 
             calls = _unique_ids(state.calls)
             state.calls = calls
-            dialog.end_assistant_message(tool_calls=_tool_calls_json(calls), meta=_meta(setup, state, "", ""))
+            meta = _meta(setup, state, "", "")
+            if calls or dialog.streaming_content:
+                dialog.end_assistant_message(tool_calls=_tool_calls_json(calls), meta=meta)
+            else:  # only reasoning (a token limit hit while thinking): keep it, end_assistant_message would not
+                _close_stream(dialog, tool_calls="", meta=meta, end=True)
             state.unanswered = list(calls)
             for event in captured:
                 yield event

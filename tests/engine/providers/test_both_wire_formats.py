@@ -20,6 +20,7 @@ from visindigo.engine import (
     Center,
     Dialog,
     Event,
+    MessageAppended,
     ModelInfo,
     Provider,
     Role,
@@ -62,6 +63,12 @@ class Wire:
         return anthropic_stream(
             tool_uses=[(call_id, name, [arguments]) for call_id, name, arguments in calls], stop_reason="tool_use"
         )
+
+    def only_reasoning(self, reasoning: str) -> Reply:
+        """The output limit was reached while the model was still thinking: no answer text at all."""
+        if self.kind == "openai":
+            return openai_stream(reasoning=[reasoning], finish="length")
+        return anthropic_stream(thinking=[reasoning], stop_reason="max_tokens")
 
     def error_mid_stream(self, text: str, message: str) -> Reply:
         if self.kind == "openai":
@@ -153,6 +160,23 @@ async def test_an_answer_with_reasoning_and_usage(llm_server: LLMServer, wire: W
         "p",
         "test-model",
     )
+    await center.aclose()
+
+
+async def test_an_answer_of_only_reasoning_is_kept_and_not_sent_back(llm_server: LLMServer, wire: Wire) -> None:
+    llm_server.queue(wire.only_reasoning("thinking until the limit"), wire.answer(["short answer"]))
+    center, dialog = setup(llm_server, wire)
+    dialog.append_message(Role.USER, "hard question")
+    events = await run(dialog)
+    assert isinstance(events[-1], RunFinished)
+    kept = dialog.last_message
+    assert (kept.role, kept.content, kept.reasoning) == (Role.ASSISTANT, "", "thinking until the limit")
+    assert kept.meta["finish_reason"] in ("length", "max_tokens")
+    assert any(isinstance(e, MessageAppended) for e in events)
+    dialog.append_message(Role.USER, "shorter, please")
+    await run(dialog)
+    sent = json.dumps(wire.sent_messages(llm_server, 1))
+    assert "thinking until the limit" not in sent and "shorter, please" in sent
     await center.aclose()
 
 

@@ -142,19 +142,26 @@ class VisindigoApp(App[None]):
         if servers:
             self.run_worker(manager.start_on_launch(servers), group="mcp-launch", exit_on_error=False)
 
+    def get_default_screen(self) -> MainScreen:
+        """The main screen is the first screen (no blank screen is drawn and replaced at start-up)."""
+        fps = configured_fps(self.center, self.options)
+        return MainScreen(self.center, stream_fps=fps, dialog=self._apply_choices())
+
     async def on_mount(self) -> None:
         if self.center.mcp_servers:
             self.install_tool_source()
-        first = self._apply_choices()
-        fps = configured_fps(self.center, self.options)
+        for notice in self._startup_notices:
+            self.notify(notice, severity="warning", timeout=10, markup=False)
+
+    async def main_screen_ready(self, screen: MainScreen) -> None:
+        """The main screen is mounted: seed the demo, offer first-run setup, or ask the demo's live question."""
         if self.options.demo:
             from .demo import install_demo
 
-            first = await install_demo(self.center, delay=self.options.demo_delay) or first
-        screen = MainScreen(self.center, stream_fps=fps, dialog=first)
-        await self.push_screen(screen)
-        for notice in self._startup_notices:
-            self.notify(notice, severity="warning", timeout=10, markup=False)
+            seeded = await install_demo(self.center, delay=self.options.demo_delay)
+            if seeded is not None:
+                screen.refresh_tree(seeded.id)
+                await screen.open_dialog(seeded)
         if not self.center.providers:
             self.call_after_refresh(self.first_run)
         elif self.options.demo and self.options.demo_live_question:

@@ -76,6 +76,7 @@ def approval_app() -> VisindigoApp:
 
 async def _ask_for_wipe(pilot: Any) -> None:
     screen = pilot.app.main_screen
+    screen.composer.input.cursor_blink = False  # a blinking cursor is on or off depending on timing
     await screen.send("Please delete the build folder")
     for _ in range(100):
         await pilot.pause(0.05)

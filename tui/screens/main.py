@@ -145,6 +145,7 @@ class MainScreen(Screen[None]):
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
         self.call_after_refresh(self.refresh_tree)  # hundreds of dialogs: after the first frame
+        await self.visindigo.main_screen_ready(self)
 
     # --- dialogs -----------------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""`Center.open`: paths, config, store, in that order, gathered into one Center."""
+"""`Center.open`: paths, store, config, in that order, gathered into one Center."""
 
 from __future__ import annotations
 
@@ -33,11 +33,17 @@ def open_center(
         ensure_dirs(paths)
     except OSError as exc:
         raise StoreError(f"Cannot create Visindigo's folders: {exc}") from exc
-    config, problems = load_config(paths)
+    # The store first: a second instance refused by the lock says so in one sentence, without first reporting
+    # every problem of a config file it will not use.
     store = Store.open(paths)
-    center = cls()
-    center.paths = paths
-    apply_config(center, config)
-    center.attach_store(store)
+    try:
+        config, problems = load_config(paths)
+        center = cls()
+        center.paths = paths
+        apply_config(center, config)
+        center.attach_store(store)
+    except BaseException:
+        store.close()
+        raise
     center.notices = [str(problem) for problem in problems] + list(store.notices)
     return center

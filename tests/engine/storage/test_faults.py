@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import subprocess
@@ -123,6 +124,15 @@ def test_two_centers_in_one_process_cannot_share_a_data_directory(center: Center
     other.close()
     center.close()
     Center.open(home).close()
+
+
+def test_a_refused_second_instance_reports_the_lock_and_nothing_of_the_config(
+    center: Center, home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (home / "config" / "config.toml").write_text("theme = 5\n", encoding="utf-8")
+    with caplog.at_level(logging.DEBUG), pytest.raises(StoreLocked):
+        Center.open(home)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 def test_a_failing_write_is_reported_and_repaired_by_the_next_change(center: Center, home: Path) -> None:

@@ -32,7 +32,8 @@ class DataDirLock:
         """Take the lock or raise `StoreLocked` at once (never waits: a hung UI helps nobody)."""
         if self._file is not None:
             return
-        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - kept open while the lock is held
+        # Owner-only, like the rest of the data directory; kept open while the lock is held.
+        handle = open(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600), "r+", encoding="utf-8")  # noqa: SIM115
         try:
             _lock(handle)
         except OSError:

@@ -166,3 +166,4 @@ def test_the_store_files_are_private(center: Center, home: Path) -> None:
     if os.name == "posix":
         assert db_path(home).stat().st_mode & 0o077 == 0
         assert (home / "data").stat().st_mode & 0o077 == 0
+        assert (home / "data" / "visindigo.lock").stat().st_mode & 0o077 == 0

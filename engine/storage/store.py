@@ -51,6 +51,18 @@ _UPSERT_DIALOG = (
 )
 
 
+def recovered_notice(titles: list[str]) -> str:
+    """What to tell the user about replies recovered after a crash, naming the dialogs (up to three)."""
+    named = ", ".join(f"“{title}”" for title in titles[:3])
+    if len(titles) > 3:
+        named += f" and {len(titles) - 3} more"
+    what = f"A reply in {named} was" if len(titles) == 1 else f"{len(titles)} replies in {named} were"
+    return (
+        f"{what} cut off when Visindigo last stopped. The text received until then is kept, marked as "
+        "interrupted; regenerate for a complete answer."
+    )
+
+
 class Store:
     """One open store; holds the data directory's lock until `close()`.
 
@@ -95,9 +107,7 @@ class Store:
         store.notices.extend(notices)
         recovered = store.recover_drafts()
         if recovered:
-            store.notices.append(
-                f"{recovered} reply(ies) cut off when Visindigo last stopped were kept, marked as interrupted."
-            )
+            store.notices.append(recovered_notice(recovered))
         return store
 
     def close(self) -> None:
@@ -350,17 +360,21 @@ class Store:
         found = self._query("SELECT position, content, reasoning FROM drafts WHERE dialog_id = ?", (dialog_id,))
         return (int(found[0][0]), str(found[0][1]), str(found[0][2])) if found else None
 
-    def recover_drafts(self) -> int:
-        """Turn the checkpoints left by a crash into assistant messages marked "interrupted".
+    def recover_drafts(self) -> list[str]:
+        """Turn the checkpoints left by a crash into assistant messages marked "interrupted"; returns the titles
+        of the dialogs concerned.
 
         A checkpoint is kept only if nothing was stored in the dialog after its stream began; one followed by
         other messages belongs to a round that failed and was carried on from, and appending it now would put
         an old reply after newer ones.
         """
-        recovered = 0
+        recovered: list[str] = []
         with self._transaction() as conn:
-            for dialog_id, position, content, reasoning, started_at in list(
-                conn.execute("SELECT dialog_id, position, content, reasoning, started_at FROM drafts")
+            for dialog_id, title, position, content, reasoning, started_at in list(
+                conn.execute(
+                    "SELECT d.dialog_id, t.title, d.position, d.content, d.reasoning, d.started_at FROM drafts d "
+                    "JOIN dialogs t ON t.id = d.dialog_id ORDER BY d.started_at"
+                )
             ):
                 count = conn.execute("SELECT count(*) FROM messages WHERE dialog_id = ?", (dialog_id,)).fetchone()
                 if (content or reasoning) and int(count[0]) == position:
@@ -371,7 +385,7 @@ class Store:
                         "UPDATE dialogs SET message_count = ?, updated_at = ? WHERE id = ?",
                         (position + 1, time.time(), dialog_id),
                     )
-                    recovered += 1
+                    recovered.append(str(title) or "Untitled dialog")
                 conn.execute("DELETE FROM drafts WHERE dialog_id = ?", (dialog_id,))
         return recovered
 

@@ -12,6 +12,7 @@ import pytest
 
 from visindigo.engine import Center, Message, Role
 from visindigo.engine.storage import DialogTracker, Store
+from visindigo.engine.storage.store import recovered_notice
 
 from .conftest import raw_rows, reopen
 
@@ -92,7 +93,10 @@ def test_closing_writes_the_pending_text_and_reopening_recovers_it(center: Cente
     dialog.append_delta("answer")  # within the interval: not yet on disk
     again = reopen(center, home)
     try:
-        assert any("interrupted" in notice for notice in again.notices)
+        assert again.notices == [
+            "A reply in “question” was cut off when Visindigo last stopped. The text received until then is kept, "
+            "marked as interrupted; regenerate for a complete answer."
+        ]
         loaded = again.get_dialog(dialog.id)
         assert loaded is not None
         last = loaded.last_message
@@ -139,3 +143,8 @@ def test_a_stale_checkpoint_is_not_appended_after_newer_messages(home: Path) -> 
         assert reopened.notices == []
     finally:
         reopened.close()
+
+
+def test_the_recovery_notice_names_up_to_three_dialogs() -> None:
+    assert recovered_notice(["a", "b"]).startswith("2 replies in “a”, “b” were cut off")
+    assert recovered_notice(["a", "b", "c", "d", "e"]).startswith("5 replies in “a”, “b”, “c” and 2 more were")

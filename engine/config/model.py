@@ -42,7 +42,9 @@ class Config:
     """Everything config.toml (and credentials.toml) say, as far as it is valid."""
 
     config_file: Path
-    data: dict[str, Any] = field(default_factory=dict)
+    #: Left out of the repr: a key pasted into config.toml (or a literal `Authorization` header) must not reach
+    #: a log or a crash report's list of local variables.
+    data: dict[str, Any] = field(default_factory=dict, repr=False)
     credentials: Credentials = field(default_factory=Credentials)
     skills: list[Skill] = field(default_factory=list)
     mcp_servers: list[MCPServer] = field(default_factory=list)

@@ -219,11 +219,17 @@ def test_keys_come_from_the_credentials_file(paths: Paths, caplog: pytest.LogCap
 
 
 def test_a_key_in_the_config_file_works_but_is_reported_without_the_key(paths: Paths) -> None:
-    write(paths, '[providers.a]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "sk-in-config"\n')
+    write(
+        paths,
+        '[providers.a]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "sk-in-config"\n'
+        'headers = { Authorization = "Bearer sk-in-header" }\n',
+    )
     config, problems = load_config(paths)
     [problem] = problems
     assert problem.key == "providers.a.api_key" and "credentials.toml" in problem.message
     assert "sk-in-config" not in str(problem)
+    shown = repr(config) + repr(config.providers())  # what a log line or a crash report's locals would show
+    assert "sk-in-config" not in shown and "sk-in-header" not in shown
     assert config.providers()[0].api_key == "sk-in-config"
 
 

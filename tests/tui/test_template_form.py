@@ -99,9 +99,30 @@ async def test_a_required_field_left_empty_blocks_the_submit_with_a_clear_messag
         # Filling it clears the message at once, and the form then submits.
         await pilot.press(*"V")
         assert not row.has_class("-has-error")
+        assert text_of(app, "#form-error") == ""
+        assert not form.query_one("#form-error", Static).has_class("-visible")
         await pilot.press("ctrl+s")
         await pilot.pause()
     assert len(app.results) == 1 and app.results[0].message.content.startswith("Write release notes for V version")
+
+
+async def test_the_summary_above_the_buttons_follows_the_fields_as_they_are_fixed() -> None:
+    app = form_host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = screen_of(app)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert text_of(app, "#form-error") == (
+            "3 fields need attention: product is required. date is required. changes is required.")
+        await pilot.press(*"P")  # the focus is on product, the first field that needs attention
+        assert text_of(app, "#form-error") == "2 fields need attention: date is required. changes is required."
+        form.row_for("date").widget.focus()
+        await pilot.press(*"2026-03-20")
+        assert text_of(app, "#form-error") == "1 field needs attention: changes is required."
+        form.row_for("changes").widget.focus()
+        await pilot.press("x")
+        assert text_of(app, "#form-error") == ""
+        assert app.results == []
 
 
 async def test_out_of_range_number_and_bad_date_are_refused() -> None:

@@ -240,6 +240,8 @@ class TemplateFormScreen(ModalScreen[TemplateResult | None]):
         row = next((a for a in event.control.ancestors if isinstance(a, FieldRow)), None)
         if row is not None and row.has_class("-has-error"):
             row.show_error(row.spec.check(row.value()))
+        if self.query_one("#form-error", Static).has_class("-visible"):
+            self._show_problems(self.problems())  # the summary follows the fields, so it never lists a fixed one
         self._refresh_preview()
 
     @on(Input.Blurred)
@@ -319,15 +321,12 @@ class TemplateFormScreen(ModalScreen[TemplateResult | None]):
         problems = self.problems()
         for row in self.rows():
             row.show_error(problems.get(row.spec.name))
+        self._show_problems(problems)
         if problems:
-            count = len(problems)
-            summary = f"{count} field{'s' if count > 1 else ''} need{'' if count > 1 else 's'} attention: "
-            self._show_form_error(summary + " ".join(problems.values()))
             first = self.row_for(next(iter(problems)))
             first.widget.focus()
             first.scroll_visible()
             return
-        self._show_form_error("")
         template = self.template
         if isinstance(template, MCPPromptTemplate):
             self.run_worker(self._ask_server(send), exclusive=True, group="server", exit_on_error=False)
@@ -350,7 +349,6 @@ class TemplateFormScreen(ModalScreen[TemplateResult | None]):
             try:
                 messages = await self.template.render(values)
             except Exception as exc:  # the server's reason is what the user needs, whatever its type
-                self._submitting = False
                 self._show_form_error(f"The server could not render this prompt: {clean(str(exc))}")
                 self.query_one("#preview", Static).update("")
                 return
@@ -363,6 +361,12 @@ class TemplateFormScreen(ModalScreen[TemplateResult | None]):
         self.dismiss(
             TemplateResult(messages[-1], send, values, messages=tuple(messages), template_name=self.template.name)
         )
+
+    def _show_problems(self, problems: Mapping[str, str]) -> None:
+        """The one-line summary above the buttons: every field that will not do, or nothing."""
+        count = len(problems)
+        summary = f"{count} field{'s' if count > 1 else ''} need{'' if count > 1 else 's'} attention: "
+        self._show_form_error(summary + " ".join(problems.values()) if problems else "")
 
     def _show_form_error(self, message: str) -> None:
         box = self.query_one("#form-error", Static)

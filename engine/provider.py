@@ -80,12 +80,13 @@ class Provider:
 
     @property
     def api_key(self) -> str | None:
-        """The key given explicitly, else the one in the named environment variable, else None."""
-        if self._api_key:
-            return self._api_key
-        if self.api_key_env:
-            return os.environ.get(self.api_key_env) or None
-        return None
+        """The key given explicitly, else the one in the named environment variable, else None.
+
+        Surrounding whitespace is dropped: a key pasted with its line end, or read from a file by a shell, would
+        otherwise make every request fail with an illegal-header error instead of working.
+        """
+        key = self._api_key or (os.environ.get(self.api_key_env) if self.api_key_env else None)
+        return (key or "").strip() or None
 
     @api_key.setter
     def api_key(self, value: str | None) -> None:

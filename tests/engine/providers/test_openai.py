@@ -146,6 +146,22 @@ async def test_the_key_can_come_from_a_named_environment_variable(
     assert llm_server.requests[0].headers["authorization"] == "Bearer sk-from-env-0000000000"
 
 
+@pytest.mark.parametrize("source", ["explicit", "environment"])
+async def test_whitespace_around_a_key_is_not_part_of_it(
+    llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
+    pasted = f"  {KEY}\n"
+    monkeypatch.setenv("VISINDIGO_TEST_KEY", pasted)
+    llm_server.queue(openai_stream(["ok"]))
+    if source == "explicit":
+        _, dialog, _ = setup(llm_server, api_key=pasted)
+    else:
+        _, dialog, _ = setup(llm_server, api_key=None, api_key_env="VISINDIGO_TEST_KEY")
+    dialog.append_message(Role.USER, "hi")
+    assert isinstance((await run(dialog))[-1], RunFinished)
+    assert llm_server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+
 async def test_sse_comments_crlf_and_data_without_space_are_read(llm_server: LLMServer) -> None:
     llm_server.queue(
         sse_reply(

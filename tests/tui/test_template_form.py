@@ -125,6 +125,22 @@ async def test_the_summary_above_the_buttons_follows_the_fields_as_they_are_fixe
         assert app.results == []
 
 
+async def test_the_form_names_placeholders_that_do_not_parse() -> None:
+    template = Prompt("p", "Write about {{topic | text:required}} in a {{mood | select}} mood.")
+    app = form_host(template)
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = screen_of(app)
+        assert [row.spec.name for row in form.rows()] == ["topic"]
+        assert text_of(app, "#unfilled") == (
+            "Still to fill in (required): topic\n"
+            "Not a placeholder, left as written — line 1: {{mood | select}} — "
+            'a select needs options, as in select:options=["a","b"]'
+        )
+        await pilot.press(*"tea", "ctrl+s")
+        await pilot.pause()
+    assert app.results[0].message.content == "Write about tea in a {{mood | select}} mood."
+
+
 async def test_out_of_range_number_and_bad_date_are_refused() -> None:
     app = form_host(remembered={"product": "P", "changes": "c", "items": "25", "date": "2026-02-30"})
     async with app.run_test(size=(80, 24)) as pilot:

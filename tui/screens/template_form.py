@@ -283,6 +283,10 @@ class TemplateFormScreen(ModalScreen[TemplateResult | None]):
             lines.append("Still to fill in (required): " + ", ".join(clean(name) for name in needed))
         if optional:
             lines.append("Left as written (optional, empty): " + ", ".join("{{" + clean(n) + "}}" for n in optional))
+        malformed = template.problems()
+        lines.extend(f"Not a placeholder, left as written — {clean(str(problem))}" for problem in malformed[:3])
+        if len(malformed) > 3:
+            lines.append(f"… and {len(malformed) - 3} more that are not placeholders")
         note.update(Content("\n".join(lines)))
 
     def _show_server_preview(self, preview: Static, note: Static) -> None:

@@ -22,6 +22,8 @@ _ENV_NAME: dict[str, Any] = {
     "errorMessage": "must be the name of an environment variable (letters, digits and _), not the key itself",
 }
 
+_THINKING_BUDGET: dict[str, Any] = {"type": "integer", "minimum": 1024}
+
 MODEL_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["id"],
@@ -32,6 +34,28 @@ MODEL_SCHEMA: dict[str, Any] = {
         "context_window": _COUNT,
         "max_output_tokens": _COUNT,
         "starts_in_thinking": {"type": "boolean"},
+        "extra_body": {"type": "object"},
+        "thinking_budget": _THINKING_BUDGET,
+    },
+}
+
+#: The per-provider quirks the adapters read (README, "Provider settings"). The adapters fall back to their
+#: defaults on a value of the wrong type, so without these checks a typo would be ignored without a word.
+PROVIDER_SETTINGS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "send_reasoning_with_tool_calls": {"type": "boolean"},
+        "reasoning_field": {"type": "string", "minLength": 1},
+        "max_tokens": {"type": "integer", "minimum": 1},
+        "max_tokens_field": {"type": "string", "minLength": 1},
+        "extra_body": {"type": "object"},
+        "stream_usage": {"type": "boolean"},
+        "max_retries": _COUNT,
+        "retry_base_delay": {"type": "number", "minimum": 0},
+        "max_retry_wait": {"type": "number", "minimum": 0},
+        "default_capabilities": {"type": "array", "items": {"enum": CAPABILITY_NAMES}},
+        "anthropic_version": {"type": "string", "minLength": 1},
+        "thinking_budget": _THINKING_BUDGET,
     },
 }
 
@@ -52,7 +76,7 @@ PROVIDER_SCHEMA: dict[str, Any] = {
         "default_model": {"type": "string"},
         "connect_timeout": _POSITIVE_NUMBER,
         "read_timeout": _POSITIVE_NUMBER,
-        "settings": {"type": "object"},
+        "settings": PROVIDER_SETTINGS_SCHEMA,
         "models": {"type": "array", "items": MODEL_SCHEMA},
     },
     "if": {"properties": {"kind": {"enum": ["openai", "anthropic"]}}, "required": ["kind"]},
@@ -113,6 +137,10 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "run": {
             "type": "object",
             "properties": {"max_tool_rounds": {"type": "integer", "minimum": 1, "maximum": 1000}},
+        },
+        "ui": {
+            "type": "object",
+            "properties": {"stream_fps": {"type": "number", "minimum": 0.5, "maximum": 60}},
         },
         "providers": {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": PROVIDER_SCHEMA},
         "skills": {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": SKILL_SCHEMA},

@@ -15,12 +15,12 @@ import jsonschema
 from .problems import ConfigProblem, describe, dotted
 
 #: Tables whose entries are named by the user (`[providers.<id>]`): a problem drops that one entry.
-NAMED_SECTIONS = ("providers", "skills", "mcp_servers", "keys", "run")
+NAMED_SECTIONS = ("providers", "skills", "mcp_servers", "keys", "run", "ui")
 
 
 def prune_unit(path: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The key path that is dropped for a problem at `path`."""
-    if len(path) >= 4 and path[0] == "providers" and path[2] == "models":
+    """The key path that is dropped for a problem at `path`: a model, a provider setting, or a named entry."""
+    if len(path) >= 3 and path[0] == "providers" and path[2] in ("models", "settings"):
         return path[:4]
     if len(path) >= 2 and path[0] in NAMED_SECTIONS:
         return path[:2]

@@ -265,3 +265,55 @@ def test_unknown_keys_are_accepted(paths: Paths) -> None:
     config, problems = load_config(paths)
     assert problems == []
     assert config.providers()[0].models[0].extra == {"temperature": 0.2}
+
+
+def test_a_bad_provider_setting_or_ui_value_is_reported_and_only_it_is_dropped(paths: Paths) -> None:
+    write(
+        paths,
+        """
+[ui]
+stream_fps = 500
+future_knob = "kept"
+
+[providers.p]
+kind = "anthropic"
+base_url = "http://127.0.0.1:9"
+
+[providers.p.settings]
+max_retries = "3"
+send_reasoning_with_tool_calls = "yes"
+anthropic_version = "2023-06-01"
+my_own_setting = 1
+
+[[providers.p.models]]
+id = "m"
+thinking_budget = 100
+
+[[providers.p.models]]
+id = "n"
+thinking_budget = 2048
+extra_body = { top_k = 5 }
+
+[providers.q]
+kind = "scripted"
+settings = 5
+""",
+    )
+    config, problems = load_config(paths)
+    messages = {p.key: p.message for p in problems}
+    assert set(messages) == {
+        "ui.stream_fps",
+        "providers.p.settings.max_retries",
+        "providers.p.settings.send_reasoning_with_tool_calls",
+        "providers.p.models[0].thinking_budget",
+        "providers.q.settings",
+    }
+    assert messages["ui.stream_fps"] == "must be at most 60 (ui.stream_fps is ignored until this is fixed)"
+    assert messages["providers.p.settings.max_retries"].startswith("expected a whole number, found text")
+    assert messages["providers.p.settings.send_reasoning_with_tool_calls"].startswith("expected true or false")
+    assert "at least 1024" in messages["providers.p.models[0].thinking_budget"]
+    assert config.data["ui"] == {"future_knob": "kept"}
+    p, q = config.providers()  # each provider stays; only the bad values are gone
+    assert p.settings == {"anthropic_version": "2023-06-01", "my_own_setting": 1}
+    assert [(m.id, m.extra) for m in p.models] == [("n", {"thinking_budget": 2048, "extra_body": {"top_k": 5}})]
+    assert q.settings == {}

@@ -2,12 +2,13 @@
 
 Importing this package (and constructing an `MCPManager`) does not import the `mcp` SDK; it is loaded when
 the first server starts, so an app without MCP servers never pays for it. The app sets
-`center.tool_source = MCPManager(log_dir)`; the run loop then asks it for the functions of each run.
+`center.tool_source = MCPManager(log_dir)`; the run loop then asks it for the functions of each run (and
+makes one with `tool_source_for(center)` when servers are configured but nobody set it).
 """
 
 from .expand import SAFE_ENV_VARS, UnsetVariable, child_environment, expand, references, resolve
 from .importing import claude_desktop_config_path, load_mcp_servers_file
-from .manager import DEFAULT_STARTUP_TIMEOUT, MCPManager
+from .manager import DEFAULT_STARTUP_TIMEOUT, MCPManager, tool_source_for
 from .naming import assign_function_ids, function_id, sanitise
 from .status import MCPPromptInfo, MCPServerError, PromptArgument, ServerState, ServerStatus, ToolInfo
 from .tool import MCPToolFunction
@@ -33,4 +34,5 @@ __all__ = [
     "references",
     "resolve",
     "sanitise",
+    "tool_source_for",
 ]

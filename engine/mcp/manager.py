@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..function import Function
 from ..mcp_server import MCPServer
@@ -19,6 +20,9 @@ from .connection import ServerConnection, fingerprint
 from .naming import assign_function_ids
 from .status import MCPPromptInfo, MCPServerError, ServerState, ServerStatus
 from .tool import MCPToolFunction
+
+if TYPE_CHECKING:
+    from ..center import Center, ToolSource
 
 #: How long a server may take to start and answer its handshake (a `uvx` first run downloads packages).
 DEFAULT_STARTUP_TIMEOUT = 60.0
@@ -172,3 +176,16 @@ class MCPManager:
         Raises `MCPServerError` (server unreachable, or it refused: a missing argument, an unknown prompt).
         """
         return await self._connection(server).get_prompt(prompt_name, dict(arguments))
+
+
+def tool_source_for(center: Center) -> ToolSource:
+    """The Center's tool source, made on first need when nobody installed one.
+
+    A script that only calls `center.add_mcp(...)`, or a dialog that brings its own server, must get that
+    server's tools rather than have them silently left out. The manager logs to `<data folder>/logs` as in the
+    app, and `center.aclose()` stops its servers.
+    """
+    if center.tool_source is None:
+        log_dir = center.paths.data_dir / "logs" if center.paths is not None else None
+        center.tool_source = MCPManager(log_dir)
+    return center.tool_source

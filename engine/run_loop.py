@@ -266,9 +266,11 @@ async def _prepare(dialog: Dialog) -> _Setup:
 
     functions: dict[str, Function] = {f.id: f for f in dialog.effective_functions()}
     servers = [s for s in dialog.effective_mcp_servers() if s.enabled]
-    if servers and center.tool_source is not None:
+    if servers:
+        from .mcp import tool_source_for  # only now: without servers the MCP package is never loaded
+
         try:
-            for function in await center.tool_source.functions_for(servers):
+            for function in await tool_source_for(center).functions_for(servers):
                 functions.setdefault(function.id, function)
         except asyncio.CancelledError:
             raise

@@ -487,7 +487,7 @@ async def test_a_tool_source_failure_is_a_run_failed_and_the_dialog_stays_usable
     events = await collect(dialog)
     assert events == [RunFailed("the MCP tools could not be loaded: server 'srv' exited with status 1")]
     assert adapter.requests == [] and not dialog.is_running
-    center.tool_source = None
+    center.tool_source = FakeToolSource()  # the source works again
     assert isinstance((await collect(dialog))[-1], RunFinished)
 
 

@@ -22,7 +22,7 @@ from visindigo.engine.approval import Approval, ToolCallRequest
 from visindigo.engine.events import Event
 from visindigo.engine.mcp import MCPManager
 
-from .helpers import time_server, toolbox
+from .helpers import child_pids, time_server, toolbox
 
 
 def make_center(llm_server: LLMServer, manager: MCPManager) -> Center:
@@ -146,3 +146,27 @@ async def test_a_server_that_cannot_start_fails_the_run_clearly_and_the_dialog_s
     dialog.remove_mcp("broken")
     assert isinstance((await run(center, dialog.id))[-1], RunFinished)
     assert dialog.last_message.content == "Hello without tools."
+
+
+async def test_servers_work_without_installing_a_manager(llm_server: LLMServer) -> None:
+    """A script that only calls `add_mcp` gets the tools: the run makes the manager, `aclose` stops it."""
+    llm_server.queue(
+        openai_stream(tool_calls=openai_tool_call("c1", "box__echo", ['{"text": "hi"}']), finish="tool_calls"),
+        openai_stream(["It said hi."]),
+    )
+    center = Center()
+    model = ModelInfo("m", capabilities=Capability.TEXT | Capability.TOOLS)
+    center.add_provider(Provider("loop", kind="openai", base_url=llm_server.openai_url, api_key="k", models=[model]))
+    dialog = center.create_dialog()
+    dialog.add_mcp(toolbox("box", approval="allow"))  # a dialog's own server, none in the Center
+    dialog.append_message(Role.USER, "echo hi")
+    before = child_pids()
+    try:
+        events = [event async for event in dialog.run()]
+        assert isinstance(events[-1], RunFinished), events
+        assert isinstance(center.tool_source, MCPManager)
+        assert llm_server.requests[1].json["messages"][-1]["content"] == '{"content":"hi"}'
+        assert len(child_pids() - before) == 1
+    finally:
+        await center.aclose()
+    assert child_pids() - before == set()

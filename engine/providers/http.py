@@ -5,6 +5,8 @@ One `httpx.AsyncClient` per provider, made on first use and closed by `Provider.
 before any SSE parsing (httpx-sse refuses a JSON error body, see protocols.md §0). 429, 5xx and Anthropic's
 529 before the first byte are retried a bounded number of times with exponential backoff that honours
 `Retry-After`. Every message is passed through `redact`, so the API key never reaches the user.
+Redirects are not followed: httpx keeps custom headers such as Anthropic's `x-api-key` on a redirect to another
+host, and turns a redirected POST into a GET; the user is told the new address instead.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class HTTPTransport:
                     write=provider.connect_timeout,
                     pool=provider.connect_timeout,
                 ),
-                follow_redirects=True,
+                follow_redirects=False,
             )
         return self._client
 
@@ -72,6 +74,8 @@ class HTTPTransport:
             response = await self.client.get(url, headers=dict(headers))
         except httpx.HTTPError as error:
             raise self.fail(transport_error(error, self.provider)) from None
+        if response.is_redirect:
+            raise self._redirect_error(response, url)
         if response.status_code >= 400:
             raise self._http_error(response.status_code, response.text, response.headers)
         try:
@@ -95,6 +99,9 @@ class HTTPTransport:
                 response = await self.client.send(request, stream=True)
             except httpx.HTTPError as error:
                 raise self.fail(transport_error(error, self.provider)) from None
+            if response.is_redirect:
+                await response.aclose()
+                raise self._redirect_error(response, url)
             if response.status_code < 400:
                 return response
             try:
@@ -119,6 +126,20 @@ class HTTPTransport:
             if failure.retry_after is None:
                 wait += random.uniform(0, base_delay / 4)
             await asyncio.sleep(wait)
+
+    def _redirect_error(self, response: httpx.Response, url: str) -> ProviderError:
+        """A redirect in words, with the base URL it points to when it keeps the request's path."""
+        target = str(response.url.join(response.headers.get("location", "")))
+        suffix = url[len(self.provider.base_url) :] if url.startswith(self.provider.base_url) else ""
+        if suffix and target.endswith(suffix):
+            advice = f"set the base URL to {target[: -len(suffix)]}"
+        else:
+            advice = "set the base URL to the new address"
+        return self.fail(
+            f"the server redirects to {target} (HTTP {response.status_code}); {advice}. Requests are not "
+            "forwarded, so the API key goes only to the configured address",
+            status=response.status_code,
+        )
 
     def _http_error(self, status: int, text: str, headers: Mapping[str, str]) -> ProviderError:
         server_message = error_from_body(text)

@@ -266,6 +266,21 @@ async def test_a_retry_after_is_honoured(llm_server: LLMServer, wire: Wire) -> N
     await center.aclose()
 
 
+async def test_a_redirect_is_not_followed_and_names_the_new_base_url(llm_server: LLMServer, wire: Wire) -> None:
+    path = "/chat/completions" if wire.kind == "openai" else "/messages"
+    with LLMServer() as elsewhere:
+        elsewhere.queue(wire.answer(["must not be asked"]))
+        moved = Reply(status=308, chunks=[b"moved"], content_type="text/plain")
+        moved.headers["Location"] = elsewhere.openai_url + path
+        llm_server.queue(moved)
+        center, dialog = setup(llm_server, wire)
+        dialog.append_message(Role.USER, "q")
+        message = failed(await run(dialog))
+        assert f"set the base URL to {elsewhere.openai_url}." in message and "HTTP 308" in message
+        assert elsewhere.requests == []  # the key never went to the other host
+        await center.aclose()
+
+
 @pytest.mark.parametrize("breakage", ["error_mid_stream", "no_finish", "invalid_line", "cut"])
 async def test_broken_streams_keep_the_text_that_arrived(llm_server: LLMServer, wire: Wire, breakage: str) -> None:
     reply = wire.error_mid_stream("so far", "Overloaded") if breakage == "error_mid_stream" else None

@@ -40,7 +40,7 @@ from visindigo.engine import (
 )
 from visindigo.engine.commands import command
 from visindigo.engine.message import Image, Message
-from visindigo.engine.providers import list_models
+from visindigo.engine.providers import ProviderError, list_models
 
 KEY = "sk-test-abcdefghijklmnopqrstuvwxyz0123456789"
 ALL = Capability.TEXT | Capability.TOOLS | Capability.IMAGE | Capability.REASONING
@@ -695,6 +695,14 @@ async def test_the_endpoint_model_list_is_merged_with_the_config(llm_server: LLM
     assert models[1].capabilities == Capability.TEXT | Capability.TOOLS
     assert llm_server.requests[0].path == "/v1/models"
     assert llm_server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+    await provider.aclose()
+
+
+async def test_a_redirected_model_listing_is_explained(llm_server: LLMServer) -> None:
+    llm_server.models_reply = Reply(status=301, content_type="text/plain", headers={"Location": "https://x.test/v1/models"})
+    _, _, provider = setup(llm_server)
+    with pytest.raises(ProviderError, match=r"redirects to https://x.test/v1/models .*base URL to https://x.test/v1\."):
+        await list_models(provider)
     await provider.aclose()
 
 

@@ -170,3 +170,29 @@ async def test_servers_work_without_installing_a_manager(llm_server: LLMServer) 
     finally:
         await center.aclose()
     assert child_pids() - before == set()
+
+
+async def test_a_call_that_never_answers_times_out_and_the_dialog_goes_on(
+    llm_server: LLMServer, manager: MCPManager
+) -> None:
+    llm_server.queue(
+        openai_stream(tool_calls=openai_tool_call("c1", "box__hang", ["{}"]), finish="tool_calls"),
+        openai_stream(["The tool did not answer."]),
+        openai_stream(tool_calls=openai_tool_call("c2", "box__echo", ['{"text": "alive"}']), finish="tool_calls"),
+        openai_stream(["It said alive."]),
+    )
+    center = make_center(llm_server, manager)
+    center.add_mcp(toolbox("box", approval="allow", timeout=1.0))
+    dialog = center.create_dialog()
+    dialog.append_message(Role.USER, "hang")
+    events = await run(center, dialog.id)
+    assert isinstance(events[-1], RunFinished)
+    [finished] = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert finished.is_error and 0.9 <= finished.duration < 5
+    sent = json.loads(llm_server.requests[1].json["messages"][-1]["content"])
+    assert sent["isError"] is True and "did not answer tool 'hang' within 1 s" in sent["error"]
+
+    dialog.append_message(Role.USER, "echo")
+    assert isinstance((await run(center, dialog.id))[-1], RunFinished)
+    assert llm_server.requests[3].json["messages"][-1]["content"] == '{"content":"alive"}'
+    assert dialog.last_message.content == "It said alive."

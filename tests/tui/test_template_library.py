@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import http.server
+import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, OptionList, Static, TextArea
 
 from visindigo.engine import Center, Dialog, MCPServer, Message, Prompt, Role
-from visindigo.engine.mcp import MCPPromptInfo, PromptArgument
+from visindigo.engine.mcp import MCPManager, MCPPromptInfo, PromptArgument
 from visindigo.engine.templates.library import TemplateLibrary
 from visindigo.tui.screens.confirm import ConfirmScreen
 from visindigo.tui.screens.template_editor import TemplateEditorScreen
@@ -259,6 +264,71 @@ async def test_mcp_prompts_of_the_dialogs_servers_are_listed_and_used(tmp_path: 
     [result] = app.results
     assert (result.message.content, result.message.name) == ("Explain TOML", "docs/explain")
     assert library.remembered("mcp:docs/explain") == {"topic": "TOML"}
+
+
+PAGE = b"""<!doctype html><html><head><title>Note</title></head>
+<body><article><h1>Note</h1><p>The word of the day is <b>quince</b>.</p></article></body></html>"""
+
+
+class _PageHandler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def page_url() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _PageHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/note.html"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_a_real_mcp_servers_prompt_is_listed_filled_and_rendered_by_the_server(
+    tmp_path: Path, page_url: str
+) -> None:
+    """mcp-server-fetch over stdio, reached the way the app reaches it: through the Center's tool source."""
+    manager = MCPManager(tmp_path / "logs", startup_timeout=20.0)
+    center = Center()
+    center.tool_source = manager
+    center.add_mcp(MCPServer("fetch", command=sys.executable, timeout=30.0,
+                             args=("-m", "mcp_server_fetch", "--ignore-robots-txt", "--allow-private-ips")))
+    library = TemplateLibrary(tmp_path / "prompts")
+    app = host(library, center.create_dialog())
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert names(app) == ["fetch/fetch"]
+            await pilot.press("enter")
+            await pilot.pause()
+            form = app.screen
+            assert isinstance(form, TemplateFormScreen)
+            [row] = form.rows()
+            assert (row.spec.name, row.spec.required, isinstance(row.widget, Input)) == ("url", True, True)
+            await pilot.press("ctrl+s")  # empty: refused before the server is asked
+            await pilot.pause()
+            assert app.screen is form and str(form.query_one("#error-0", Static).render()) == "url is required."
+            form.row_for("url").widget.focus()
+            await pilot.press(*page_url, "ctrl+o")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+    finally:
+        await manager.aclose()
+    [result] = app.results
+    assert result.send is False
+    assert result.message.role is Role.PROMPT and result.message.name == "fetch/fetch"
+    assert "quince" in result.message.content
+    assert library.remembered("mcp:fetch/fetch") == {"url": page_url}
 
 
 async def test_arrow_keys_move_from_the_search_box_to_the_list(tmp_path: Path) -> None:

@@ -22,7 +22,9 @@ async def call(manager: MCPManager, server: MCPServer, tool: str, arguments: str
     return outcome.text, outcome.is_error
 
 
-async def test_a_crash_mid_call_is_an_error_result_and_the_next_use_restarts_it(manager: MCPManager) -> None:
+async def test_a_crash_mid_call_is_an_error_result_and_the_next_use_restarts_it(
+    manager: MCPManager, capfd: pytest.CaptureFixture[str]
+) -> None:
     server = toolbox()
     first_pid = int(json.loads((await call(manager, server, "pid"))[0])["content"])
 
@@ -38,9 +40,10 @@ async def test_a_crash_mid_call_is_an_error_result_and_the_next_use_restarts_it(
     second_pid = int(json.loads((await call(manager, server, "pid"))[0])["content"])
     assert second_pid != first_pid and not pid_alive(first_pid)
     assert manager.status("toolbox").state is ServerState.RUNNING
-    # The crash went to the server's log, not to our stderr.
+    # The crash went to the server's log, not to our stderr (which, in the app, is the screen).
     log = Path(manager.status("toolbox").log_path or "").read_text(encoding="utf-8")
-    assert "toolbox: crashing on purpose" in log
+    assert "toolbox: started" in log and "toolbox: crashing on purpose" in log
+    assert "toolbox:" not in capfd.readouterr().err
 
 
 async def test_a_call_that_never_answers_times_out_and_the_server_stays_usable(manager: MCPManager) -> None:

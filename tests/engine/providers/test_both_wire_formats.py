@@ -45,6 +45,19 @@ def add(a: int, b: int) -> dict[str, int]:
     return {"sum": a + b}
 
 
+@command()
+def explode(reason: str) -> str:
+    """A tool that always fails."""
+    raise RuntimeError(f"disk on fire: {reason}")
+
+
+@command()
+async def wait(seconds: float) -> str:
+    """Sleep, then answer."""
+    await asyncio.sleep(seconds)
+    return "waited"
+
+
 @dataclass
 class Wire:
     kind: str
@@ -96,6 +109,10 @@ class Wire:
 
     def sent_messages(self, server: LLMServer, number: int) -> list[dict[str, Any]]:
         return list(server.requests[number].json["messages"])
+
+    def declared_tools(self, server: LLMServer, number: int) -> list[str]:
+        tools = server.requests[number].json["tools"]
+        return [t["function"]["name"] if self.kind == "openai" else t["name"] for t in tools]
 
 
 @pytest.fixture(params=["openai", "anthropic"])
@@ -182,24 +199,63 @@ async def test_an_answer_of_only_reasoning_is_kept_and_not_sent_back(llm_server:
 
 async def test_the_tool_loop_with_unknown_tools_and_bad_arguments(llm_server: LLMServer, wire: Wire) -> None:
     llm_server.queue(
-        wire.calls([("c1", "add", '{"a": 2, "b": 3}'), ("c2", "nope", "{}"), ("c3", "add", '{"a": "x"}')]),
-        wire.answer(["5, and two errors"]),
+        wire.calls(
+            [
+                ("c1", "add", '{"a": 2, "b": 3}'),
+                ("c2", "nope", "{}"),
+                ("c3", "add", '{"a": "x"}'),
+                ("c4", "explode", '{"reason": "test"}'),
+            ]
+        ),
+        wire.answer(["5, and three errors"]),
     )
     center, dialog = setup(llm_server, wire)
+    center.add_function(explode)  # the Center's functions are offered next to the dialog's
     dialog.add_function(add)
     dialog.append_message(Role.USER, "go")
     events = await run(dialog)
     assert isinstance(events[-1], RunFinished)
     assert sum(isinstance(e, StreamBegan) for e in events) == 2
+    declared = wire.declared_tools(llm_server, 0)
+    assert sorted(declared) == ["add", "explode"]
     results = [(e.call_id, e.is_error) for e in events if isinstance(e, ToolCallFinished)]
-    assert results == [("c1", False), ("c2", True), ("c3", True)]
+    assert results == [("c1", False), ("c2", True), ("c3", True), ("c4", True)]
     tools = [m for m in dialog.messages if m.role is Role.TOOL]
-    assert [(m.tool_call_id, m.name) for m in tools] == [("c1", "add"), ("c2", "nope"), ("c3", "add")]
+    assert [(m.tool_call_id, m.name) for m in tools] == [
+        ("c1", "add"),
+        ("c2", "nope"),
+        ("c3", "add"),
+        ("c4", "explode"),
+    ]
     assert tools[0].content == '{"sum":5}'
     assert "unknown tool" in tools[1].content and "invalid arguments" in tools[2].content
+    assert "disk on fire: test" in tools[3].content
     sent = json.dumps(wire.sent_messages(llm_server, 1))
-    for call_id in ("c1", "c2", "c3"):
+    for call_id in ("c1", "c2", "c3", "c4"):
         assert sent.count(f'"{call_id}"') == 2  # the call and its result
+    assert "disk on fire" in sent
+    await center.aclose()
+
+
+async def test_a_cancel_during_a_tool_leaves_every_call_answered_on_the_wire(llm_server: LLMServer, wire: Wire) -> None:
+    llm_server.queue(
+        wire.calls([("c1", "wait", '{"seconds": 5}'), ("c2", "add", '{"a": 1, "b": 1}')]), wire.answer(["ok"])
+    )
+    center, dialog = setup(llm_server, wire)
+    dialog.add_function(wait)
+    dialog.add_function(add)
+    dialog.append_message(Role.USER, "go")
+    task = asyncio.create_task(run(dialog))
+    while dialog.message_count < 2:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert [(m.role, m.tool_call_id) for m in dialog.messages[2:]] == [(Role.TOOL, "c1"), (Role.TOOL, "c2")]
+    dialog.append_message(Role.USER, "never mind")
+    assert isinstance((await run(dialog))[-1], RunFinished)
+    sent = json.dumps(wire.sent_messages(llm_server, 1))
+    assert sent.count("cancelled by the user") == 2 and "never mind" in sent
     await center.aclose()
 
 
@@ -308,6 +364,29 @@ async def test_a_slow_first_byte_is_a_read_timeout(llm_server: LLMServer, wire: 
     center, dialog = setup(llm_server, wire, read_timeout=0.2)
     dialog.append_message(Role.USER, "q")
     assert "read timeout" in failed(await run(dialog))
+    await center.aclose()
+
+
+async def test_connection_refused(llm_server: LLMServer, wire: Wire, closed_port: int) -> None:
+    center, dialog = setup(llm_server, wire)
+    provider = center.get_provider("p")
+    assert provider is not None
+    provider.base_url = f"http://127.0.0.1:{closed_port}/v1"
+    dialog.append_message(Role.USER, "q")
+    message = failed(await run(dialog))
+    assert "cannot connect" in message and "connection refused" in message and "is the server running" in message
+    assert dialog.message_count == 1 and not dialog.is_running
+    await center.aclose()
+
+
+async def test_connect_timeout(llm_server: LLMServer, wire: Wire, full_backlog: int) -> None:
+    center, dialog = setup(llm_server, wire, connect_timeout=0.3)
+    provider = center.get_provider("p")
+    assert provider is not None
+    provider.base_url = f"http://127.0.0.1:{full_backlog}/v1"
+    dialog.append_message(Role.USER, "q")
+    message = failed(await run(dialog))
+    assert "timed out connecting" in message and "after 0.3 s" in message
     await center.aclose()
 
 

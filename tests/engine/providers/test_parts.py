@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import email.utils
 import json
+import time
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,7 +14,7 @@ from visindigo.engine.message import Message
 from visindigo.engine.providers import demo_functions, demo_provider
 from visindigo.engine.providers.base import redact
 from visindigo.engine.providers.history import MISSING_RESULT, sendable_history
-from visindigo.engine.providers.http import error_from_body
+from visindigo.engine.providers.http import _retry_after, error_from_body
 from visindigo.engine.providers.think import ThinkSplitter
 
 
@@ -110,6 +112,14 @@ def test_redact_removes_the_key_and_long_pieces_of_it() -> None:
     assert "ABCDEFGHIJ" not in redact("key sk-proj-ABCDEFGHIJ****7890 rejected", key)
     assert redact("nothing secret here", key) == "nothing secret here"
     assert redact("text", None) == "text"
+
+
+def test_retry_after_in_seconds_or_as_an_http_date() -> None:
+    assert _retry_after("2") == 2.0 and _retry_after(" 0.5 ") == 0.5
+    in_a_minute = email.utils.formatdate(time.time() + 60, usegmt=True)
+    assert 55 <= (_retry_after(in_a_minute) or 0) <= 60
+    assert _retry_after(email.utils.formatdate(time.time() - 60, usegmt=True)) == 0.0
+    assert _retry_after("soon") is None and _retry_after(None) is None
 
 
 def test_error_bodies_of_every_shape() -> None:

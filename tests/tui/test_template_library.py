@@ -19,6 +19,7 @@ from visindigo.tui.screens.template_editor import TemplateEditorScreen
 from visindigo.tui.screens.template_form import TemplateFormScreen, TemplateResult
 from visindigo.tui.screens.template_library import TemplateLibraryScreen
 
+from .helpers import answer, main_screen, make_app, make_center, settle, type_text
 from .template_host import TemplateHost, fixed_clock
 
 
@@ -343,3 +344,43 @@ async def test_arrow_keys_move_from_the_search_box_to_the_list(tmp_path: Path) -
         assert screen.selected().name == "Translate"  # type: ignore[union-attr]
         await pilot.press("slash", "escape")
         assert app.focused is screen.query_one("#list", OptionList)
+
+
+async def test_in_the_app_f6_fills_a_template_and_sends_it_then_edit_first_fills_the_composer(tmp_path: Path) -> None:
+    """The whole way through the real app: f6, pick, fill, send; then again with the values remembered."""
+    make_library(tmp_path)
+    center = make_center([answer("Bonjour, in English: hello.")])
+    center.settings["prompt_dir"] = str(tmp_path)
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(app)
+        await pilot.press("f6")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, TemplateLibraryScreen)
+        await pilot.press("slash", *"transl", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TemplateFormScreen)
+        await pilot.press("enter", "down", "enter")  # the select: French
+        await pilot.press("tab")
+        await type_text(pilot, "bonjour")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is screen
+        messages = screen.dialog.messages
+        assert [(m.role, m.name, m.content) for m in messages[:1]] == [
+            (Role.PROMPT, "Translate", "Translate into French: bonjour")]
+        assert [m.role for m in messages] == [Role.PROMPT, Role.ASSISTANT]
+        assert messages[1].content == "Bonjour, in English: hello."
+
+        await pilot.press("f6")
+        await pilot.pause(0.3)
+        await pilot.press("slash", *"transl", "enter")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, TemplateFormScreen)
+        assert form.values() == {"language": "French", "text": "bonjour"}
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert app.screen is screen
+        assert screen.composer.text == "Translate into French: bonjour"
+        assert screen.dialog.message_count == 2

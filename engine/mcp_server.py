@@ -43,6 +43,17 @@ class MCPServer:
             return self.transport
         return "stdio" if self.command else "http"
 
+    def __repr__(self) -> str:
+        """Names only for env and headers: configs pasted from other apps often hold tokens as literal values,
+        and a repr ends up in tracebacks (Textual prints the locals of a crash) and logs."""
+        parts = [repr(self.name), f"kind={self.kind!r}"]
+        parts.append(f"command={self.command!r}, args={list(self.args)!r}" if self.command else f"url={self.url!r}")
+        if self.env:
+            parts.append(f"env=[{', '.join(self.env)}]")
+        if self.headers:
+            parts.append(f"headers=[{', '.join(self.headers)}]")
+        return f"MCPServer({', '.join(parts)})"
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"name": self.name}
         if self.command:

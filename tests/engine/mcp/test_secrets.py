@@ -67,3 +67,14 @@ async def test_a_dialog_saves_the_reference_never_the_value(
     restored = Dialog()
     restored.from_json(json.loads(document))
     assert dict(restored.mcp_servers[0].env) == {"GITHUB_TOKEN": "${GH_PAT}"}
+
+
+def test_repr_names_env_and_headers_but_shows_no_value() -> None:
+    """Pasted configs often hold literal tokens; a repr lands in tracebacks and logs."""
+    from visindigo.engine import MCPServer
+
+    stdio = MCPServer("gh", command="npx", args=("-y", "srv"), env={"GITHUB_TOKEN": "ghp_literal_value", "DEBUG": "1"})
+    http = MCPServer("web", url="https://mcp.example.invalid/mcp", headers={"Authorization": "Bearer sk-literal"})
+    assert repr(stdio) == "MCPServer('gh', kind='stdio', command='npx', args=['-y', 'srv'], env=[GITHUB_TOKEN, DEBUG])"
+    assert repr(http) == "MCPServer('web', kind='http', url='https://mcp.example.invalid/mcp', headers=[Authorization])"
+    assert "ghp_literal_value" not in repr([stdio]) and "sk-literal" not in str({"s": http})

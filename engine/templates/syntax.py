@@ -256,6 +256,9 @@ def _build_field(name: str, type_word: str, props: dict[str, str | list[str] | b
     default = texts["default"]
     if field_type == "checkbox" and default is not None:
         default = checkbox_value(default)
+    if field_type == "select" and default is not None and default not in options:
+        # The form could not show it (a drop-down holds only its options), so form and script would disagree.
+        raise _Malformed(f"the default {default!r} is not one of the options", at)
     known = {*_TEXT_PROPS, *_NUMBER_PROPS, "options", "required"}
     extra = tuple(
         (key, value if isinstance(value, str) else json.dumps(value))

@@ -86,6 +86,8 @@ def template_fields(draw: st.DrawFn) -> TemplateField:
     default = draw(st.one_of(st.none(), safe_text))
     if kind == "checkbox" and default is not None:
         default = draw(st.sampled_from(["true", "false"]))
+    if kind == "select" and default is not None:
+        default = draw(st.sampled_from(options))
     return TemplateField(
         name=draw(names), type=kind, label=draw(safe_text), description=draw(safe_text),
         placeholder=draw(safe_text), default=default, required=draw(st.booleans()), options=options,

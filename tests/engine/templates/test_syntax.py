@@ -101,6 +101,7 @@ def test_first_typed_occurrence_describes_a_repeated_name() -> None:
         ("{{x | text:=1}}", "a property name must follow"),
         ("{{x | text:default=}}", "a value must follow"),
         ("{{x | select:options=[[1]]}}", "nested"),
+        ('{{x | select:options=["a","b"]:default="c"}}', "the default 'c' is not one of the options"),
     ],
 )
 def test_malformed_placeholders_are_left_as_written_and_reported(text: str, reason: str) -> None:

@@ -72,7 +72,7 @@ class HTTPTransport:
         """GET a JSON document (model lists); failures become `ProviderError`."""
         try:
             response = await self.client.get(url, headers=dict(headers))
-        except httpx.HTTPError as error:
+        except (httpx.HTTPError, httpx.InvalidURL) as error:
             raise self.fail(transport_error(error, self.provider)) from None
         if response.is_redirect:
             raise self._redirect_error(response, url)
@@ -94,10 +94,10 @@ class HTTPTransport:
         max_wait = _float_setting(settings, "max_retry_wait", DEFAULT_MAX_RETRY_WAIT)
         attempt = 0
         while True:
-            request = self.client.build_request("POST", url, json=body, headers=dict(headers))
             try:
+                request = self.client.build_request("POST", url, json=body, headers=dict(headers))
                 response = await self.client.send(request, stream=True)
-            except httpx.HTTPError as error:
+            except (httpx.HTTPError, httpx.InvalidURL) as error:
                 raise self.fail(transport_error(error, self.provider)) from None
             if response.is_redirect:
                 await response.aclose()
@@ -200,8 +200,15 @@ def error_text(data: Any) -> str:
     return ""
 
 
-def transport_error(error: httpx.HTTPError, provider: Provider) -> str:
+def transport_error(error: httpx.HTTPError | httpx.InvalidURL, provider: Provider) -> str:
     """A connection-level failure in words: what happened and what to check."""
+    if isinstance(error, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        if not provider.base_url:
+            return "the provider has no base URL; set one, for example http://127.0.0.1:8080/v1"
+        return (
+            f"the base URL {provider.base_url!r} is not a valid http(s) URL ({_reason(error)}); "
+            "it must look like http://host:port/v1 or https://host/v1"
+        )
     where = provider.base_url or "the endpoint"
     if isinstance(error, httpx.ConnectTimeout):
         return f"timed out connecting to {where} after {provider.connect_timeout:g} s; check the address and network"
@@ -216,8 +223,6 @@ def transport_error(error: httpx.HTTPError, provider: Provider) -> str:
         return f"cannot connect to {where} ({_reason(error)}); is the server running and the base URL right?"
     if isinstance(error, httpx.RemoteProtocolError):
         return f"the connection to {where} broke in the middle of the answer ({_reason(error)})"
-    if isinstance(error, httpx.UnsupportedProtocol | httpx.InvalidURL):
-        return f"the base URL {where!r} is not a valid http(s) URL"
     return f"network error talking to {where}: {_reason(error)}"
 
 

@@ -379,6 +379,19 @@ async def test_connection_refused(llm_server: LLMServer, wire: Wire, closed_port
     await center.aclose()
 
 
+@pytest.mark.parametrize("base_url", ["127.0.0.1:8080/v1", "ftp://127.0.0.1/v1", "http://[::1/v1"])
+async def test_an_invalid_base_url_is_named(llm_server: LLMServer, wire: Wire, base_url: str) -> None:
+    center, dialog = setup(llm_server, wire)
+    provider = center.get_provider("p")
+    assert provider is not None
+    provider.base_url = base_url
+    dialog.append_message(Role.USER, "q")
+    message = failed(await run(dialog))
+    assert f"the base URL {base_url!r} is not a valid http(s) URL" in message and "http://host:port/v1" in message
+    assert "unexpected" not in message
+    await center.aclose()
+
+
 async def test_connect_timeout(llm_server: LLMServer, wire: Wire, full_backlog: int) -> None:
     center, dialog = setup(llm_server, wire, connect_timeout=0.3)
     provider = center.get_provider("p")

@@ -612,6 +612,13 @@ async def test_a_200_that_is_not_an_event_stream(llm_server: LLMServer) -> None:
 # --- connection problems ----------------------------------------------------------------------------------
 
 
+async def test_a_provider_without_a_base_url_is_told_to_set_one(llm_server: LLMServer) -> None:
+    _, dialog, provider = setup(llm_server)
+    provider.base_url = ""
+    dialog.append_message(Role.USER, "q")
+    assert "the provider has no base URL; set one" in failure(await run(dialog))
+
+
 async def test_read_timeout_on_a_slow_first_byte(llm_server: LLMServer) -> None:
     llm_server.queue(openai_stream(["late"], delay_first_byte=1.0))
     _, dialog, _ = setup(llm_server, read_timeout=0.2)

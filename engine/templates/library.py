@@ -239,16 +239,18 @@ class TemplateLibrary:
         if loaded is None:
             raise TemplateError(f"There is no template file named {name!r}; only file templates can be deleted.")
         trash = self.folder / TRASH_DIR_NAME
-        trash.mkdir(parents=True, exist_ok=True)
         target = trash / f"{loaded.path.stem}.{time.strftime('%Y%m%d-%H%M%S')}{loaded.path.suffix}"
         counter = 2
         while target.exists():
             target = trash / f"{loaded.path.stem}.{time.strftime('%Y%m%d-%H%M%S')}-{counter}{loaded.path.suffix}"
             counter += 1
         try:
+            trash.mkdir(parents=True, exist_ok=True)
             os.replace(loaded.path, target)
         except FileNotFoundError:
             raise TemplateError(f"{loaded.path.name} is already gone from the folder; reload the library.") from None
+        except OSError as exc:
+            raise TemplateError(f"Could not move {loaded.path.name} to {trash}: {exc.strerror or exc}.") from None
         del self._files[name]
         self._values.forget("prompt:" + name)
         return target

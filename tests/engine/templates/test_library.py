@@ -157,6 +157,17 @@ def test_delete_moves_the_file_to_the_trash(tmp_path: Path) -> None:
         library.delete("Gone")
 
 
+def test_a_delete_that_cannot_move_the_file_is_a_clear_error_and_keeps_it(tmp_path: Path) -> None:
+    library = TemplateLibrary(tmp_path)
+    path = library.create(Prompt("Kept", "text")).path
+    assert path is not None
+    (tmp_path / ".trash").write_text("a file where the trash folder should be")
+    with pytest.raises(TemplateError, match=r"Could not move kept\.md to .*\.trash: File exists\."):
+        library.delete("Kept")
+    assert path.read_text().endswith("\ntext\n")
+    assert [p.name for p in library.file_prompts()] == ["Kept"]
+
+
 def test_writes_are_atomic_and_leave_no_temporary_files(tmp_path: Path) -> None:
     library = TemplateLibrary(tmp_path)
     for i in range(5):

@@ -76,6 +76,32 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, list[str]]:
     return conn, notices
 
 
+def open_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that can only read the store at `path`, for looking at it while the app runs.
+
+    Nothing is created, migrated, moved or recovered: a missing, foreign, damaged or newer file is a
+    `StoreError` instead. WAL lets it read while the running app writes; each query sees committed data only.
+    """
+    if not path.exists():
+        raise StoreError(f"There is no dialog store at {path} yet.")
+    problem = _header_problem(path)
+    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, check_same_thread=False, timeout=5.0)
+    try:
+        if problem is None:
+            problem = _content_problem(conn, path)
+        if problem is None and int(conn.execute("PRAGMA user_version").fetchone()[0]) == 0:
+            problem = "it holds no dialogs yet"
+    except sqlite3.DatabaseError as exc:
+        problem = f"it is not a readable SQLite database ({exc})"
+    except BaseException:
+        conn.close()
+        raise
+    if problem is not None:
+        _close_quietly(conn)
+        raise StoreError(f"The dialog store {path} cannot be read: {problem}.")
+    return conn
+
+
 def _create_private(path: Path) -> None:
     """Create a missing store file readable by its owner only; SQLite gives its WAL files the same mode."""
     try:

@@ -8,4 +8,13 @@ class StoreError(Exception):
 
 
 class StoreLocked(StoreError):
-    """Another running Visindigo holds the data directory; two writers would overwrite each other's work."""
+    """Another running Visindigo holds the data directory; two writers would overwrite each other's work.
+
+    `directory` is the data directory and `holder` the process id written in the lock file ("" if unknown),
+    for callers that word the refusal for their own situation.
+    """
+
+    def __init__(self, message: str, *, directory: str = "", holder: str = "") -> None:
+        super().__init__(message)
+        self.directory = directory
+        self.holder = holder

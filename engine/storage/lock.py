@@ -43,7 +43,9 @@ class DataDirLock:
             who = f" (process {holder})" if holder.isdigit() else ""
             raise StoreLocked(
                 f"Another Visindigo{who} is using the data directory {self.path.parent}. Close it first, or "
-                "start this one with --data-dir pointing at another folder."
+                "start this one with --data-dir pointing at another folder.",
+                directory=str(self.path.parent),
+                holder=holder if holder.isdigit() else "",
             ) from None
         handle.seek(0)
         handle.truncate()

@@ -22,7 +22,7 @@ from ..dialog import Dialog
 from ..message import Message, Role
 from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
 from . import rows
-from .database import open_database
+from .database import open_database, open_read_only
 from .errors import StoreError
 from .lock import DataDirLock
 from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet, query_terms, split_marks
@@ -109,6 +109,18 @@ class Store:
         if recovered:
             store.notices.append(recovered_notice(recovered))
         return store
+
+    @classmethod
+    def open_read_only(cls, paths: Paths | Path | str) -> Store:
+        """The store of `paths` for reading only, without taking the lock: works while the app has it open.
+
+        For looking and exporting from outside the app. Nothing is created or changed (replies cut off by a
+        crash stay checkpoints until the app opens the store); a write raises `sqlite3.OperationalError`.
+        Raises `StoreError` when there is no usable store.
+        """
+        data_dir = paths.data_dir if isinstance(paths, Paths) else Path(paths)
+        db_file = data_dir / DB_FILE_NAME
+        return cls(open_read_only(db_file), path=db_file)
 
     def close(self) -> None:
         """Write pending stream checkpoints, stop tracking, close the file and release the lock."""

@@ -167,3 +167,31 @@ def test_the_store_files_are_private(center: Center, home: Path) -> None:
         assert db_path(home).stat().st_mode & 0o077 == 0
         assert (home / "data").stat().st_mode & 0o077 == 0
         assert (home / "data" / "visindigo.lock").stat().st_mode & 0o077 == 0
+
+
+def test_a_read_only_store_reads_beside_the_app_and_never_changes_or_moves_a_file(center: Center, home: Path) -> None:
+    from visindigo.engine.storage import Store
+
+    dialog = center.create_dialog()
+    dialog.append_message(Role.USER, "visible to a reader")
+    reader = Store.open_read_only(home / "data")  # no lock taken: the open Center holds it
+    try:
+        assert [s.title for s in reader.summaries()] == ["visible to a reader"]
+        dialog.append_message(Role.ASSISTANT, "written after the reader opened")
+        document = reader.load_document(dialog.id)
+        assert document is not None and len(document["messages"]) == 2
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            reader.set_title(dialog.id, "changed")
+    finally:
+        reader.close()
+    center.create_dialog()  # the Center's lock and writes are unaffected
+
+    empty = home / "nothing-here"
+    with pytest.raises(StoreError, match="no dialog store"):
+        Store.open_read_only(empty)
+    assert not empty.exists()
+    empty.mkdir()
+    (empty / "dialogs.sqlite3").write_bytes(b"not a database at all")
+    with pytest.raises(StoreError, match="cannot be read: it is not a SQLite database"):
+        Store.open_read_only(empty)
+    assert sorted(p.name for p in empty.iterdir()) == ["dialogs.sqlite3"]  # left where it was

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from visindigo import __version__
+from visindigo import __version__, dialogs_cli
 
 if TYPE_CHECKING:
     from visindigo.engine import Center
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"visindigo {__version__}")
     _add_run_options(parser)
-    commands = parser.add_subparsers(dest="command", metavar="{serve}")
+    commands = parser.add_subparsers(dest="command", metavar="{serve,list,export,import}")
     serve = commands.add_parser(
         "serve",
         help="serve the app to a web browser (textual-serve)",
@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     serve.add_argument("--public-url", default=None, help="URL the browser reaches the server at, behind a proxy")
     _add_run_options(serve, sub=True)
+    dialogs_cli.add_commands(commands)
     return parser
 
 
@@ -148,4 +149,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("--fps must be between 0.5 and 60")
     if args.command == "serve":
         return run_serve(args)
+    if args.command in dialogs_cli.COMMANDS:
+        return dialogs_cli.run(args)
     return run_app(args)

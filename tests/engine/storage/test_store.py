@@ -28,7 +28,16 @@ def test_each_append_is_one_row_and_everything_survives_a_restart(center: Center
     dialog.append_message(Role.USER, "What time is it in UTC?")
     assert raw_rows(home, "SELECT position, role, content FROM messages") == [(0, "user", "What time is it in UTC?")]
     dialog.append_message(rich_message())
+    first_rows = raw_rows(home, "SELECT id FROM messages ORDER BY position")
+    assert center.store is not None
+    statements: list[str] = []
+    center.store._conn.set_trace_callback(statements.append)
     dialog.append_message(Message(Role.TOOL, '{"time": "12:00"}', tool_call_id="call_A"))
+    center.store._conn.set_trace_callback(None)
+    # One insert (SQLite traces it again for each trigger it fires), nothing deleted or rewritten.
+    writes = {s.split("(")[0].strip() for s in statements if s.startswith(("INSERT", "DELETE", "UPDATE messages"))}
+    assert writes == {"INSERT INTO messages"}
+    assert raw_rows(home, "SELECT id FROM messages ORDER BY position")[:2] == first_rows
     assert raw_rows(home, "SELECT count(*) FROM messages") == [(3,)]
     expected = dialog.to_json()
 

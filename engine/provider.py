@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from .providers.base import Adapter
 
 
+_CREDENTIAL_HEADER_WORDS = ("auth", "key", "token", "secret", "cookie", "session")
+
+
 class NoModelAvailable(LookupError):
     """No model of the provider meets the dialog's requirement; the message says what to change."""
 
@@ -91,6 +94,16 @@ class Provider:
     @api_key.setter
     def api_key(self, value: str | None) -> None:
         self._api_key = value
+
+    def secrets(self) -> list[str]:
+        """What must never be shown: the API key, and the values of extra headers whose names suggest a credential
+        (`api-key` for Azure, an `Authorization` header, a token header) — servers echo them in error bodies too."""
+        found = [self.api_key] if self.api_key else []
+        for name, value in self.headers.items():
+            lowered = name.lower()
+            if any(word in lowered for word in _CREDENTIAL_HEADER_WORDS) and str(value).strip():
+                found.append(str(value).strip())
+        return found
 
     @property
     def adapter(self) -> Adapter:

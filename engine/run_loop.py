@@ -166,9 +166,9 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 failure_text = str(error)
             except Exception as error:  # a bug or an unwrapped transport error must not leave the dialog stuck
                 log.exception("provider %s failed", setup.provider.id)
-                failure_text = redact(
-                    f"{setup.provider.name}: unexpected error: {type(error).__name__}: {error}", setup.provider.api_key
-                )
+                failure_text = f"{setup.provider.name}: unexpected error: {type(error).__name__}: {error}"
+                for secret in setup.provider.secrets():
+                    failure_text = redact(failure_text, secret)
             if not failure_text and state.finish is None:
                 failure_text = (
                     f"{setup.provider.name}: the answer is incomplete — the stream ended before the model finished "

@@ -64,8 +64,10 @@ class HTTPTransport:
             await client.aclose()
 
     def fail(self, message: str, **kwargs: Any) -> ProviderError:
-        """A `ProviderError` with the provider's name in front and the key removed."""
-        text = redact(f"{self.provider.name}: {message}", self.provider.api_key)
+        """A `ProviderError` with the provider's name in front and the key (and credential headers) removed."""
+        text = f"{self.provider.name}: {message}"
+        for secret in self.provider.secrets():
+            text = redact(text, secret)
         return ProviderError(text, **kwargs)
 
     async def get_json(self, url: str, headers: Mapping[str, str]) -> Any:

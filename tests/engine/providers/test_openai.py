@@ -502,6 +502,16 @@ async def test_a_shortened_key_echoed_by_the_server_is_redacted(llm_server: LLMS
     assert KEY[:12] not in message and "[redacted]" in message
 
 
+async def test_a_credential_in_an_extra_header_is_redacted_too(llm_server: LLMServer) -> None:
+    azure_key = "azure-0123456789abcdef0123"
+    llm_server.queue(error_reply(401, f"Access denied due to invalid subscription key {azure_key}."))
+    _, dialog, _ = setup(llm_server, api_key=None, headers={"api-key": azure_key, "X-Team": "blue-team-visible"})
+    dialog.append_message(Role.USER, "q")
+    message = failure(await run(dialog))
+    assert azure_key not in message and "[redacted]" in message
+    assert llm_server.requests[0].headers["api-key"] == azure_key
+
+
 async def test_openrouter_upstream_details_are_shown(llm_server: LLMServer) -> None:
     llm_server.queue(error_reply(502, "Provider returned error", shape="openrouter"))
     _, dialog, _ = setup(llm_server, settings={"max_retries": 0})

@@ -546,6 +546,17 @@ async def test_retries_are_bounded(llm_server: LLMServer) -> None:
     assert len(llm_server.requests) == 3
 
 
+async def test_backoff_doubles_without_retry_after(llm_server: LLMServer) -> None:
+    llm_server.queue(error_reply(500, "a"), error_reply(502, "b"), openai_stream(["third time"]))
+    _, dialog, _ = setup(llm_server, settings={"retry_base_delay": 0.15})
+    dialog.append_message(Role.USER, "q")
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    assert isinstance((await run(dialog))[-1], RunFinished)
+    assert loop.time() - started >= 0.15 + 0.3  # 0.15 s, then 0.3 s
+    assert len(llm_server.requests) == 3
+
+
 async def test_a_long_retry_after_fails_at_once_saying_how_long(llm_server: LLMServer) -> None:
     llm_server.queue(error_reply(429, "quota", retry_after="3600"), openai_stream(["never"]))
     _, dialog, _ = setup(llm_server)

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..mcp_server import MCPServer
+from ..mcp_server import MCPServer, Transport
 from ..message import Message
 from .content import call_result_to_dict, prompt_messages
 from .expand import ResolvedServer, UnsetVariable, redact, resolve
@@ -79,6 +79,10 @@ class ServerConnection:
         self.prompts: list[MCPPromptInfo] = []
         self.protocol_version = ""
         self.server_version = ""
+        #: The transport in use: the configured one, or "sse" when an unlabelled URL turned out to be legacy SSE.
+        self.transport: Transport = server.kind
+        #: The last HTTP error status (and reason phrase) the server answered since the latest start began.
+        self._http_refusal: tuple[int, str] | None = None
         #: Calls under way; the manager only retires idle connections.
         self.in_flight = 0
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -113,7 +117,7 @@ class ServerConnection:
             tool_count=len(self.tools),
             prompt_count=len(self.prompts),
             log_path=str(self.log_path) if self.log_path is not None and self.server.kind == "stdio" else None,
-            transport=self.server.kind,
+            transport=self.transport,
             protocol_version=self.protocol_version,
             server_version=self.server_version,
         )
@@ -142,6 +146,13 @@ class ServerConnection:
             reason = f"it did not answer within {self.startup_timeout:g} s"
         elif getattr(error, "code", None) == _CONNECTION_CLOSED or isinstance(error, EOFError):
             reason = "it exited during startup" if server.kind == "stdio" else "the connection was closed"
+        elif self._http_refusal is not None:  # the SDK reports only "an error response"; say which
+            status, phrase = self._http_refusal
+            reason = f"{server.url} answered HTTP {status} {phrase}".rstrip()
+            if status in (401, 403):
+                reason += " (check the token or other headers it needs)"
+            elif self._may_be_legacy_sse():
+                reason += " as Streamable HTTP and did not answer as legacy SSE either (is the URL right?)"
         elif type(error).__module__.startswith("httpx"):
             reason = f"could not reach {server.url}: {type(error).__name__}: {error}"
         else:
@@ -177,32 +188,59 @@ class ServerConnection:
                 self._fail(f"MCP server {self.name!r} could not start: {problem}")
                 raise MCPServerError(self.error, server=self.name) from None
             self._secrets = resolved.secrets
+            self._http_refusal = None
             self.loop = asyncio.get_running_loop()
-            self._stop = asyncio.Event()
-            self._stopping = False
-            ready: asyncio.Future[None] = self.loop.create_future()
-            self._task = asyncio.create_task(self._own(resolved, ready), name=f"mcp server {self.name}")
-            try:
-                await asyncio.wait_for(asyncio.shield(ready), self.startup_timeout)
-            except TimeoutError:
-                await self._stop_locked(keep_error=True)
-                self._fail(self._describe(TimeoutError()))
-                raise MCPServerError(self.error, server=self.name) from None
-            except asyncio.CancelledError:
-                await asyncio.shield(self._stop_locked(keep_error=False))
-                raise
-            except Exception as error:  # the owner task reported why it could not start
-                await self._stop_locked(keep_error=True)
+            error = await self._attempt(resolved, self.server.kind)
+            if error is not None and self._may_be_legacy_sse():
+                # The spec's advice for a URL of unknown kind: a 4xx to the Streamable HTTP POST means "try the
+                # old HTTP+SSE transport" (what Cursor does with an unlabelled URL).
+                log.info("MCP server %r refused Streamable HTTP; trying legacy SSE", self.name)
+                if await self._attempt(resolved, "sse") is None:
+                    error = None
+            if error is not None:
+                self.transport = self.server.kind
                 self._fail(self._describe(error))
                 raise MCPServerError(self.error, server=self.name) from None
             self.state = ServerState.RUNNING
+
+    async def _attempt(self, resolved: ResolvedServer, transport: Transport) -> Exception | None:
+        """Start the owner task over `transport` and wait for it to be ready; the reason when it is not."""
+        assert self.loop is not None
+        self.transport = transport
+        self._stop = asyncio.Event()
+        self._stopping = False
+        ready: asyncio.Future[None] = self.loop.create_future()
+        self._task = asyncio.create_task(self._own(resolved, transport, ready), name=f"mcp server {self.name}")
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), self.startup_timeout)
+        except asyncio.CancelledError:
+            await asyncio.shield(self._stop_locked(keep_error=False))
+            raise
+        except Exception as error:  # a TimeoutError, or the owner task's report of why it could not start
+            await self._stop_locked(keep_error=True)
+            return error
+        return None
+
+    def _may_be_legacy_sse(self) -> bool:
+        """An unlabelled URL answered the Streamable HTTP handshake with a 4xx that is not about credentials."""
+        refusal = self._http_refusal
+        return (
+            self.server.transport is None
+            and self.server.kind == "http"
+            and refusal is not None
+            and 400 <= refusal[0] < 500
+            and refusal[0] not in (401, 403)
+        )
+
+    def _on_http_error(self, status: int, phrase: str) -> None:
+        self._http_refusal = (status, phrase)
 
     def _fail(self, message: str) -> None:
         self.state = ServerState.FAILED
         self.error = message
         log.info("%s", message)
 
-    async def _own(self, resolved: ResolvedServer, ready: asyncio.Future[None]) -> None:
+    async def _own(self, resolved: ResolvedServer, transport_kind: Transport, ready: asyncio.Future[None]) -> None:
         """The owner task: enter the client, list what the server offers, then wait until told to stop."""
         from mcp.client import Client
         from mcp_types import Implementation
@@ -212,7 +250,7 @@ class ServerConnection:
         try:
             with self._open_log() as errlog:
                 self._errlog = errlog
-                transport = open_transport(self.server.kind, resolved, errlog, self._on_stream_end)
+                transport = open_transport(transport_kind, resolved, errlog, self._on_stream_end, self._on_http_error)
                 client = Client(
                     transport,
                     read_timeout_seconds=self.request_timeout,
@@ -273,7 +311,7 @@ class ServerConnection:
             # The stored (unexpanded) settings: a log must not hold a secret either.
             server = self.server
             target = " ".join([server.command, *server.args]) if server.kind == "stdio" else server.url
-            errlog.write(f"\n--- {stamp} starting {self.name!r} ({self.server.kind}): {target}\n")
+            errlog.write(f"\n--- {stamp} starting {self.name!r} ({self.transport}): {target}\n")
             errlog.flush()
             yield errlog
 

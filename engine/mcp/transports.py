@@ -83,9 +83,17 @@ class WatchedReadStream:
 
 @asynccontextmanager
 async def open_transport(
-    kind: str, resolved: ResolvedServer, errlog: TextIO, on_end: Callable[[], None]
+    kind: str,
+    resolved: ResolvedServer,
+    errlog: TextIO,
+    on_end: Callable[[], None],
+    on_http_error: Callable[[int, str], None] | None = None,
 ) -> AsyncIterator[TransportStreams]:
-    """Start or connect to the server and yield its message streams; leaving the block stops it."""
+    """Start or connect to the server and yield its message streams; leaving the block stops it.
+
+    `on_http_error(status, reason)` hears of every HTTP error answer on Streamable HTTP: the SDK turns them
+    all into "Server returned an error response", which tells a user nothing about a 401 or a 404.
+    """
     async with AsyncExitStack() as stack:
         read: ReadStream[SessionMessage | Exception]
         write: WriteStream[SessionMessage]
@@ -104,8 +112,15 @@ async def open_transport(
                 )
             )
         else:
+
+            async def note_error(response: httpx2.Response) -> None:
+                if response.status_code >= 400 and on_http_error is not None:
+                    on_http_error(response.status_code, response.reason_phrase)
+
             client = httpx2.AsyncClient(
-                headers=resolved.headers, timeout=httpx2.Timeout(HTTP_TIMEOUT, read=HTTP_READ_TIMEOUT)
+                headers=resolved.headers,
+                timeout=httpx2.Timeout(HTTP_TIMEOUT, read=HTTP_READ_TIMEOUT),
+                event_hooks={"response": [note_error]},
             )
             await stack.enter_async_context(client)
             read, write = await stack.enter_async_context(streamable_http_client(resolved.url, http_client=client))

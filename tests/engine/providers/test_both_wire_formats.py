@@ -296,7 +296,17 @@ async def test_an_image_goes_only_to_an_image_model(llm_server: LLMServer, wire:
     other.append_message(Message(Role.USER, "look", images=[Image("image/png", "QUJD")]))
     assert "image" in failed(await run(other))
     assert len(llm_server.requests) == 1
+    # the dialog's chosen model cannot read images: another model of the provider that can answers
+    llm_server.queue(wire.answer(["a dog"]))
+    models = [ModelInfo("text", capabilities=Capability.TEXT), ModelInfo("vision", capabilities=ALL)]
+    mixed, chosen = setup(llm_server, wire, models=models)
+    chosen.model_id = "text"
+    chosen.append_message(Message(Role.USER, "look", images=[Image("image/png", "QUJD")]))
+    await run(chosen)
+    assert llm_server.requests[1].json["model"] == "vision" and chosen.last_message.meta["model_id"] == "vision"
     await center.aclose()
+    await mixed.aclose()
+    await text_only.aclose()
 
 
 @pytest.mark.parametrize(

@@ -425,6 +425,29 @@ async def test_an_approved_function_is_not_asked_again() -> None:
     assert dialog.message_at(2).content == '{"result":"deleted a.txt"}'
 
 
+async def test_a_cancel_while_waiting_for_approval_answers_the_call_with_cancelled() -> None:
+    _, dialog, _ = make_dialog(approval_script())
+    dialog.add_function(delete_file)
+    dialog.append_message(Role.USER, "delete")
+    asked = asyncio.Event()
+
+    async def undecided(request: ToolCallRequest) -> Approval:
+        asked.set()
+        await asyncio.sleep(60)  # the user looks at the dialog and presses esc instead
+        return Approval.ALLOW_ONCE
+
+    heard: list[Event] = []
+    dialog.subscribe(heard.append)
+    task = asyncio.create_task(collect(dialog, approve=undecided))
+    await asyncio.wait_for(asked.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert dialog.message_at(2).content == CANCELLED_RESULT and dialog.message_at(2).tool_call_id == "c1"
+    assert "delete_file" not in dialog.approved_function_ids
+    assert isinstance(heard[-1], RunCancelled) and not dialog.is_running
+
+
 # --- MCP tool source --------------------------------------------------------------------------------------
 
 

@@ -27,9 +27,13 @@ def demo_app() -> VisindigoApp:
 
 
 async def _settled(pilot: Any) -> None:
+    screen = pilot.app.main_screen
+    for _ in range(200):  # the demo asks its live question once the screen is up: wait for the answer
+        await pilot.pause(0.05)
+        if screen.dialog.message_count >= 8 and not screen.runs.running_ids():
+            break
     await pilot.app.workers.wait_for_complete()
     await pilot.pause(0.3)  # the last full Markdown render and the scroll to the end
-    screen = pilot.app.main_screen
     screen.runs = Runs()  # forget the last run's speed: it depends on the clock
     screen._refresh_status()
     screen.composer.input.cursor_blink = False  # a blinking cursor is on or off depending on timing

@@ -50,8 +50,12 @@ async def test_skipping_first_run_leaves_a_working_screen_that_explains_what_to_
 async def test_the_demo_shows_reasoning_a_tool_call_and_a_branch_then_streams_live() -> None:
     app = VisindigoApp(Center(), AppOptions(demo=True, demo_delay=0.0, stream_fps=30))
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
         screen = main_screen(app)
+        for _ in range(200):  # the live question is asked once the screen is up
+            await pilot.pause(0.05)
+            if screen.dialog.message_count >= 8 and not screen.runs.running_ids():
+                break
+        await settle(pilot)
         dialog = screen.dialog
         roles = [m.role for m in dialog.messages]
         assert roles[:4] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..mcp_server import MCPServer
-from ..paths import Paths
+from ..paths import CREDENTIALS_FILE_NAME, Paths
 from ..skill import Skill
 from .files import is_private, read_toml
 from .model import Config, Credentials
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 def load_config(paths: Paths | Path | str) -> tuple[Config, list[ConfigProblem]]:
     """The configuration and its problems. A missing file is an empty configuration, not a problem."""
     config_file = paths.config_file if isinstance(paths, Paths) else Path(paths)
-    credentials_file = config_file.parent / "credentials.toml"
+    credentials_file = config_file.parent / CREDENTIALS_FILE_NAME
     problems: list[ConfigProblem] = []
     raw: dict[str, Any] = {}
     data = _read_validated(config_file, CONFIG_SCHEMA, problems, raw)

@@ -144,10 +144,14 @@ class MainScreen(Screen[None]):
         self._ticker = self.set_interval(1.0, self._refresh_status, pause=True, name="status-ticker")
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
-        self.call_after_refresh(self.refresh_tree)  # hundreds of dialogs: after the first frame
+        self.call_after_refresh(self._fill_sidebar)  # hundreds of dialogs: after the first frame
         await self.visindigo.main_screen_ready(self)
 
     # --- dialogs -----------------------------------------------------------------------------------------------
+
+    async def _fill_sidebar(self) -> None:
+        await self.sidebar.populate()
+        self.refresh_tree()
 
     def _is_registered(self, dialog: Dialog) -> bool:
         return self.center.has_dialog(dialog.id)
@@ -702,8 +706,8 @@ class MainScreen(Screen[None]):
 
     def action_toggle_sidebar(self) -> None:
         self._toggle_panel("sidebar", self.sidebar)
-        if self.sidebar.display and self.has_class("-sidebar-open"):
-            self.sidebar.dialog_tree.focus()
+        if self.has_class("-sidebar-open"):
+            self.call_after_refresh(self.sidebar.dialog_tree.focus)  # once the panel is laid out
 
     def action_toggle_drawer(self) -> None:
         self._toggle_panel("drawer", self.drawer)

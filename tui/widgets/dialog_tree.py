@@ -248,9 +248,13 @@ class Sidebar(Vertical):
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield self.search_input
-        yield self.hint
-        yield self.dialog_tree
+        return iter(())  # mounted after the screen's first frame: see `populate`
+
+    async def populate(self) -> None:
+        """Mount the search box and the tree. The screen calls this once its first frame is on the terminal,
+        so start-up does not wait for a widget that hundreds of dialogs will fill anyway."""
+        if not self.dialog_tree.is_attached:
+            await self.mount_all([self.search_input, self.hint, self.dialog_tree])
 
     @property
     def query_text(self) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .capability import Capability
+from .env_refs import UnsetVariable, expand
 
 if TYPE_CHECKING:
     from .providers.base import Adapter
@@ -95,14 +96,34 @@ class Provider:
     def api_key(self, value: str | None) -> None:
         self._api_key = value
 
+    def request_headers(self) -> dict[str, str]:
+        """The extra headers as sent: `${VAR}` / `${VAR:-default}` references expanded from the environment now.
+
+        The config keeps the reference (`Authorization = "Bearer ${GATEWAY_TOKEN}"`), so the token itself never
+        lands in a file. Raises `UnsetVariable` naming the variable (never a value) when one is missing.
+        """
+        return {
+            name: expand(str(value), os.environ, where=f"header {name!r} of provider {self.name!r}")
+            for name, value in self.headers.items()
+        }
+
     def secrets(self) -> list[str]:
-        """What must never be shown: the API key, and the values of extra headers whose names suggest a credential
-        (`api-key` for Azure, an `Authorization` header, a token header) — servers echo them in error bodies too."""
+        """What must never be shown: the API key, the values of extra headers whose names suggest a credential
+        (`api-key` for Azure, an `Authorization` header, a token header) — servers echo them in error bodies too —
+        and whatever a `${VAR}` reference in any header expands to."""
         found = [self.api_key] if self.api_key else []
         for name, value in self.headers.items():
             lowered = name.lower()
             if any(word in lowered for word in _CREDENTIAL_HEADER_WORDS) and str(value).strip():
                 found.append(str(value).strip())
+            expanded: set[str] = set()
+            try:
+                resolved = expand(str(value), os.environ, found=expanded)
+            except UnsetVariable:
+                continue
+            found.extend(sorted(expanded))
+            if expanded and resolved.strip():
+                found.append(resolved.strip())
         return found
 
     @property

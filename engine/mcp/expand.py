@@ -1,8 +1,7 @@
-"""`${VAR}` references in MCP server settings, and the environment a stdio server is given.
+"""Resolving an MCP server's `${VAR}` references (engine/env_refs.py), and the environment a stdio server is given.
 
-A server config is stored exactly as written, so `"Authorization": "Bearer ${GITHUB_TOKEN}"` lands in a
-dialog or an export as a reference, never as the token. Expansion happens only here, at the moment a
-server starts, and the values it produced are remembered so that any error text can be scrubbed of them.
+A server config is stored exactly as written; references are expanded only here, at the moment a server
+starts, and the values they produced are remembered so that any error text can be scrubbed of them.
 
 The child process does not inherit the whole environment of the app (which holds provider API keys): it
 gets a short allow-list of harmless variables plus what its config names explicitly.
@@ -11,15 +10,23 @@ gets a short allow-list of harmless variables plus what its config names explici
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..env_refs import UnsetVariable, expand, references
 from ..mcp_server import MCPServer
 
-#: `${NAME}` or `${NAME:-default}`, NAME as in POSIX shells; VS Code's `${env:NAME}` is read the same way.
-_REFERENCE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+__all__ = [
+    "SAFE_ENV_VARS",
+    "ResolvedServer",
+    "UnsetVariable",
+    "child_environment",
+    "expand",
+    "redact",
+    "references",
+    "resolve",
+]
 
 if sys.platform == "win32":  # pragma: no cover - documented for completeness, tested on POSIX
     SAFE_ENV_VARS: tuple[str, ...] = (
@@ -30,10 +37,6 @@ else:
     #: What a stdio server inherits from the app without being told: enough to find programs, a home
     #: directory, a locale and a temp dir; nothing that could be a credential.
     SAFE_ENV_VARS = ("HOME", "LOGNAME", "USER", "PATH", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
-
-
-class UnsetVariable(ValueError):
-    """A `${VAR}` without a default names a variable that is not set."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,39 +51,6 @@ class ResolvedServer:
     headers: dict[str, str]
     #: Values that came from the environment through a reference; error texts are scrubbed of them.
     secrets: frozenset[str] = field(default_factory=frozenset)
-
-
-def expand(text: str, environ: Mapping[str, str], *, where: str = "", found: set[str] | None = None) -> str:
-    """Replace `${VAR}` / `${VAR:-default}` in `text`.
-
-    `${VAR:-default}` uses the default when VAR is unset or empty (as shells do); `${VAR}` of a variable set
-    to "" gives "". A reference without a default to an unset variable raises `UnsetVariable` naming the
-    variable and `where` it was used — but never a value. Expanded values are added to `found` so callers
-    can redact them later.
-    """
-
-    def replace(match: re.Match[str]) -> str:
-        name, default = match.group(1), match.group(2)
-        value = environ.get(name, "")
-        if value:
-            if found is not None:
-                found.add(value)
-            return value
-        if default is not None:
-            return default
-        if name in environ:
-            return ""
-        place = f" (used in {where})" if where else ""
-        raise UnsetVariable(
-            f"environment variable {name} is not set{place}; set it, or write ${{{name}:-default}} to give a default"
-        )
-
-    return _REFERENCE.sub(replace, text)
-
-
-def references(text: str) -> list[str]:
-    """The variable names `text` refers to, in order (for showing which variables a server needs)."""
-    return [match.group(1) for match in _REFERENCE.finditer(text)]
 
 
 def resolve(server: MCPServer, environ: Mapping[str, str] | None = None) -> ResolvedServer:

@@ -26,7 +26,16 @@ from ..capability import Capability
 from ..message import Message, Role
 from ..provider import ModelInfo, Provider
 from ._httpx import httpx
-from .base import ChatRequest, FinishPart, ReasoningPart, StreamPart, TextPart, ToolCallPart, UsagePart
+from .base import (
+    ChatRequest,
+    FinishPart,
+    ReasoningPart,
+    StreamPart,
+    TextPart,
+    ToolCallPart,
+    UsagePart,
+    extra_headers,
+)
 from .history import sendable_history
 from .http import HTTPTransport, error_text, transport_error
 from .sse import sse_batches
@@ -58,7 +67,7 @@ class AnthropicAdapter:
         key = self.provider.api_key
         if key:
             headers["x-api-key"] = key
-        headers.update(self.provider.headers)
+        headers.update(extra_headers(self.provider))
         return headers
 
     async def aclose(self) -> None:

@@ -13,8 +13,9 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from ..env_refs import UnsetVariable
 from ..message import Message
-from ..provider import ModelInfo
+from ..provider import ModelInfo, Provider
 
 __all__ = [
     "Adapter",
@@ -26,6 +27,7 @@ __all__ = [
     "TextPart",
     "ToolCallPart",
     "UsagePart",
+    "extra_headers",
     "redact",
 ]
 
@@ -167,3 +169,11 @@ def redact(text: str, secret: str | None) -> str:
 
 
 _KEYLIKE = re.compile(r"[A-Za-z0-9_\-]{8,}")
+
+
+def extra_headers(provider: Provider) -> dict[str, str]:
+    """The provider's configured headers with `${VAR}` references expanded; a missing variable is a `ProviderError`."""
+    try:
+        return provider.request_headers()
+    except UnsetVariable as missing:
+        raise ProviderError(f"{provider.name}: {missing}") from None

@@ -29,7 +29,17 @@ from ..capability import Capability
 from ..message import Message, Role
 from ..provider import ModelInfo, Provider
 from ._httpx import httpx
-from .base import ChatRequest, FinishPart, ProviderError, ReasoningPart, StreamPart, TextPart, ToolCallPart, UsagePart
+from .base import (
+    ChatRequest,
+    FinishPart,
+    ProviderError,
+    ReasoningPart,
+    StreamPart,
+    TextPart,
+    ToolCallPart,
+    UsagePart,
+    extra_headers,
+)
 from .history import sendable_history
 from .http import HTTPTransport, error_text, transport_error
 from .sse import sse_batches
@@ -53,7 +63,7 @@ class OpenAIAdapter:
         key = self.provider.api_key
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        headers.update(self.provider.headers)
+        headers.update(extra_headers(self.provider))
         return headers
 
     async def aclose(self) -> None:

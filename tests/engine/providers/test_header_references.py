@@ -3,10 +3,10 @@
 import pytest
 
 from tests.llm_server import LLMServer, anthropic_stream, error_reply, openai_stream
-from visindigo.engine import Center, ModelInfo, Provider, Role, RunFailed
+from visindigo.engine import Center, Dialog, ModelInfo, Provider, Role, RunFailed
 
 
-def dialog_for(provider: Provider) -> tuple[Center, object]:
+def dialog_for(provider: Provider) -> tuple[Center, Dialog]:
     center = Center()
     center.add_provider(provider)
     dialog = center.create_dialog()
@@ -30,7 +30,7 @@ async def test_references_in_headers_are_expanded_when_sent(
         models=[ModelInfo("m")],
     )
     center, dialog = dialog_for(provider)
-    events = [event async for event in dialog.run()]  # type: ignore[attr-defined]
+    events = [event async for event in dialog.run()]
     await center.aclose()
     assert not any(isinstance(event, RunFailed) for event in events)
     sent = llm_server.requests[-1].headers
@@ -47,7 +47,7 @@ async def test_an_unset_variable_fails_the_run_with_its_name(llm_server: LLMServ
         models=[ModelInfo("m")],
     )
     center, dialog = dialog_for(provider)
-    events = [event async for event in dialog.run()]  # type: ignore[attr-defined]
+    events = [event async for event in dialog.run()]
     await center.aclose()
     failures = [event.message for event in events if isinstance(event, RunFailed)]
     assert len(failures) == 1
@@ -64,7 +64,7 @@ async def test_an_expanded_value_echoed_by_the_server_is_redacted(
         "gw", base_url=llm_server.openai_url, headers={"X-Custom": "${GATEWAY_TOKEN}"}, models=[ModelInfo("m")]
     )
     center, dialog = dialog_for(provider)
-    events = [event async for event in dialog.run()]  # type: ignore[attr-defined]
+    events = [event async for event in dialog.run()]
     await center.aclose()
     failure = next(event.message for event in events if isinstance(event, RunFailed))
     assert "gw-secret" not in failure

@@ -210,7 +210,15 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 dialog._emit(
                     ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration)
                 )
-                dialog.append_message(Message(Role.TOOL, outcome.text, name=call.name, tool_call_id=call.id))
+                dialog.append_message(
+                    Message(
+                        Role.TOOL,
+                        outcome.text,
+                        name=call.name,
+                        tool_call_id=call.id,
+                        meta={"duration": round(outcome.duration, 3), "is_error": outcome.is_error},
+                    )
+                )
                 state.unanswered.remove(call)
                 for event in captured:
                     yield event
@@ -424,7 +432,9 @@ def _cancel(dialog: Dialog, setup: _Setup | None, state: _Round) -> None:
             state.unanswered = calls
         for call in state.unanswered:
             dialog._emit(ToolCallFinished(call.id, call.name, CANCELLED_RESULT, True, 0.0))
-            dialog.append_message(Message(Role.TOOL, CANCELLED_RESULT, name=call.name, tool_call_id=call.id))
+            dialog.append_message(
+                Message(Role.TOOL, CANCELLED_RESULT, name=call.name, tool_call_id=call.id, meta={"is_error": True})
+            )
         state.unanswered = []
     finally:
         dialog._emit(RunCancelled())

@@ -167,6 +167,27 @@ async def test_tool_calls_run_in_order_and_their_results_go_back_with_the_exact_
     assert [t["name"] for t in adapter.requests[0].tools] == ["add"]
 
 
+async def test_a_tool_result_keeps_its_duration_and_error_state_for_a_reloaded_dialog() -> None:
+    _, dialog, _ = make_dialog(
+        [
+            [
+                ToolCallPart("c1", "slow", '{"seconds": 0.05}'),
+                ToolCallPart("c2", "nonexistent", "{}"),
+                FinishPart("tool_calls"),
+            ],
+            text_turn("done"),
+        ]
+    )
+    dialog.add_function(slow)
+    dialog.append_message(Role.USER, "go")
+    events = await collect(dialog)
+    finished = {e.call_id: e for e in events if isinstance(e, ToolCallFinished)}
+    stored = {m.tool_call_id: Message.from_json(m.to_json()).meta for m in dialog.messages if m.role is Role.TOOL}
+    assert stored["c1"]["is_error"] is False and stored["c2"]["is_error"] is True
+    assert stored["c1"]["duration"] == round(finished["c1"].duration, 3) and stored["c1"]["duration"] >= 0.05
+    assert stored["c2"]["duration"] == round(finished["c2"].duration, 3)
+
+
 async def test_unknown_tools_and_bad_arguments_become_results_the_model_reads() -> None:
     _, dialog, adapter = make_dialog(
         [
@@ -567,6 +588,7 @@ async def test_cancel_during_a_tool_answers_every_remaining_call_with_cancelled(
         await task
     tools = [m for m in dialog.messages if m.role is Role.TOOL]
     assert [(m.tool_call_id, m.content) for m in tools] == [("c1", CANCELLED_RESULT), ("c2", CANCELLED_RESULT)]
+    assert all(m.meta["is_error"] is True for m in tools)
     assert isinstance(heard[-1], RunCancelled)
     assert "status" not in dialog.message_at(1).meta  # the answer itself was complete
 

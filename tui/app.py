@@ -24,6 +24,7 @@ from .screens.main import MainScreen
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from tempfile import TemporaryDirectory
 
     from visindigo.engine.templates.library import TemplateLibrary
 
@@ -86,6 +87,7 @@ class VisindigoApp(App[None]):
         #: The last text copied (text, what), for "save last copy to a file".
         self.last_copied: tuple[str, str] | None = None
         self._library: TemplateLibrary | None = None
+        self._template_folder: TemporaryDirectory[str] | None = None
         self._startup_notices: list[str] = list(center.notices)
         self._install_themes()
         keys = center.settings.get("keys")
@@ -205,15 +207,28 @@ class VisindigoApp(App[None]):
     # --- shared services for the screens ------------------------------------------------------------------------
 
     def template_library(self) -> TemplateLibrary:
-        """The template folder of the config (created on first write), loaded once."""
+        """The template folder of the config (created on first write), loaded once.
+
+        Without a config (`--demo`, or a Center made in code) there is no folder of the user's to write to, so
+        the library is a temporary folder removed when the app ends; the demo puts a sample template in it.
+        """
         if self._library is None:
             from visindigo.engine.templates.library import TemplateLibrary
 
-            folder = self.center.settings.get("prompt_dir")
+            folder = ""
+            if not self.options.demo:
+                folder = str(self.center.settings.get("prompt_dir") or "")
+                if not folder and self.center.paths is not None:
+                    folder = str(self.center.paths.prompt_dir)
             if not folder:
-                folder = str(self.center.paths.prompt_dir) if self.center.paths is not None else ""
-            if not folder:
-                folder = str(Path.cwd() / ".visindigo-prompts")
+                import tempfile
+
+                self._template_folder = tempfile.TemporaryDirectory(prefix="visindigo-templates-")
+                folder = self._template_folder.name
+                if self.options.demo:
+                    from .demo import write_sample_templates
+
+                    write_sample_templates(Path(folder))
             self._library = TemplateLibrary(folder)
         return self._library
 

@@ -4,9 +4,15 @@ The demo model (engine.providers.demo) is deterministic. Seeding runs it instant
 calls the `get_weather` tool and answers with reasoning, then a regenerated answer in a second branch, so
 ◀ 1/2 ▶ is there to try. The app then asks one more question live, so the first thing on screen is a
 reply streaming in with its reasoning.
+
+The demo keeps nothing: its dialogs live in memory, and its template library is a temporary folder (made
+here, removed when the app ends) holding one sample template, so the template form can be tried without
+writing into the user's folders.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from visindigo.engine import Center, Dialog, Role
 from visindigo.engine.providers.demo import DEMO_PROVIDER_ID, demo_functions, demo_provider
@@ -15,6 +21,24 @@ from visindigo.engine.providers.scripted import ScriptedAdapter
 DEMO_TITLE = "Weather in Kyoto (demo)"
 FIRST_QUESTION = "What's the weather in Kyoto?"
 LIVE_QUESTION = "And the weather in Osaka?"
+
+#: The demo's sample template (`fileformat` of engine.templates), written into the demo's temporary folder.
+SAMPLE_TEMPLATE_FILE = "weather-report.md"
+SAMPLE_TEMPLATE = """+++
+name = "Weather report"
+description = "Ask the demo model about a city's weather (a sample template; the demo keeps no files)"
+tags = ["demo"]
++++
+
+What's the weather in {{city | text:placeholder="Kyoto":required}}?
+Answer {{style | select:options=["briefly","in detail"]:default="briefly"}}.
+"""
+
+
+def write_sample_templates(folder: Path) -> None:
+    """Put the demo's sample template into `folder` (a temporary folder the app made for the demo)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / SAMPLE_TEMPLATE_FILE).write_text(SAMPLE_TEMPLATE, encoding="utf-8")
 
 
 async def _run_quietly(dialog: Dialog) -> None:

@@ -120,6 +120,38 @@ async def test_a_filled_template_is_sent_or_put_in_the_composer() -> None:
         assert screen.dialog.title == "Review this: x = 1"
 
 
+async def test_the_demo_keeps_its_templates_in_a_temporary_folder_with_a_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`visindigo --demo` writes nothing into the folder it was started from (it used to create
+    ./.visindigo-prompts); its library is a temporary folder (a `TemporaryDirectory`, removed when the process
+    ends) with one sample template."""
+    from visindigo.tui.screens.template_form import TemplateFormScreen
+    from visindigo.tui.screens.template_library import TemplateLibraryScreen
+
+    monkeypatch.chdir(tmp_path)
+    app = VisindigoApp(Center(), AppOptions(demo=True, demo_delay=0.0, demo_live_question=False, stream_fps=30))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = main_screen(app)
+        await pilot.press("ctrl+n", "f6")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, TemplateLibraryScreen)
+        assert [entry.name for entry in app.screen.shown()] == ["Weather report"]
+        folder = app.template_library().folder
+        assert not folder.is_relative_to(tmp_path)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TemplateFormScreen)
+        await pilot.press(*"Oslo", "ctrl+s")
+        await settle(pilot)
+        first = screen.dialog.message_at(0)
+        assert (first.role, first.name) == (Role.PROMPT, "Weather report")
+        assert first.content.startswith("What's the weather in Oslo?")
+        assert screen.dialog.message_at(screen.dialog.message_count - 1).role is Role.ASSISTANT
+    assert list(tmp_path.iterdir()) == []
+
+
 # --- the command line ---------------------------------------------------------------------------------------------
 
 

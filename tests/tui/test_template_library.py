@@ -384,3 +384,28 @@ async def test_in_the_app_f6_fills_a_template_and_sends_it_then_edit_first_fills
         assert app.screen is screen
         assert screen.composer.text == "Translate into French: bonjour"
         assert screen.dialog.message_count == 2
+
+
+async def test_in_the_app_a_server_only_this_dialog_brings_still_offers_its_prompts(tmp_path: Path) -> None:
+    """No MCP server in the config, so the app made no MCP manager at start; the dialog's own server's prompts
+    are listed anyway, through the tool source made on first need (as the run loop does for its tools)."""
+    center = make_center([])
+    center.settings["prompt_dir"] = str(tmp_path)
+    app = make_app(center=center)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = main_screen(app)
+            assert center.tool_source is None
+            screen.dialog.add_mcp(MCPServer("fetch", command=sys.executable, args=("-m", "mcp_server_fetch"),
+                                            timeout=30.0))
+            await pilot.press("f6")
+            await pilot.pause(0.3)
+            library = app.screen
+            assert isinstance(library, TemplateLibraryScreen)
+            for _ in range(300):
+                if [entry.name for entry in library.shown()] == ["fetch/fetch"]:
+                    break
+                await pilot.pause(0.1)
+            assert [entry.name for entry in library.shown()] == ["fetch/fetch"]
+    finally:
+        await center.aclose()

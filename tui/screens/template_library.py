@@ -139,10 +139,20 @@ class TemplateLibraryScreen(ModalScreen[TemplateResult | None]):
             self.run_worker(self._load_mcp(), group="mcp", exclusive=True, exit_on_error=False)
 
     def _has_mcp_source(self) -> bool:
+        """Whether the servers' prompts can be asked for; called only when the dialog has MCP servers.
+
+        The Center's tool source is made on first need (`tool_source_for`), as the run loop does for tools: a
+        server that only this dialog brings (no server in the config, so the app made no manager at start)
+        still has its prompts listed.
+        """
         if self.library.mcp is not None:
             return True
         center = self.dialog.center if self.dialog is not None else None
-        return center is not None and center.tool_source is not None and hasattr(center.tool_source, "list_prompts")
+        if center is None:
+            return False
+        from visindigo.engine.mcp import tool_source_for  # only now: without servers MCP is never loaded
+
+        return hasattr(tool_source_for(center), "list_prompts")
 
     async def _load_mcp(self) -> None:
         assert self.dialog is not None

@@ -81,6 +81,8 @@ class RunState:
     running_tools: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     outcome: str = ""
     error: str = ""
+    #: The user asked to cancel and the run has not ended yet (the status line says so until it has).
+    cancelling: bool = False
 
     def begin_round(self, now: float) -> None:
         self.round += 1
@@ -193,6 +195,7 @@ async def drive(dialog: Dialog, state: RunState, post: Post, approve: ApprovalCa
         outcome, error = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
     finally:
         state.running = False
+        state.cancelling = False
         state.streaming = False
         state.running_tools.clear()
         state.outcome = outcome

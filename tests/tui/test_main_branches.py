@@ -82,6 +82,26 @@ async def test_clicking_the_arrows_steps_too() -> None:
         assert screen.dialog is first
 
 
+async def test_the_drawer_follows_the_alternative_opened_from_a_question() -> None:
+    """Stepping at an edited question opens another dialog: the drawer must show that dialog's reasoning (the
+    answer to the question under the cursor), not keep the reasoning of the dialog left behind."""
+    app = make_app([answer("a1", "thought one"), answer("a2", "thought two")])
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "first")
+        first = screen.dialog
+        await pilot.press("alt+e", "space", "x", "enter")
+        await settle(pilot)
+        assert screen.dialog is not first and screen.drawer.text == "thought two"
+        await pilot.press("ctrl+o", "up")
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 0
+        assert screen.drawer.text == "thought two"  # on the question: the reasoning of its answer
+        await pilot.press("left")
+        await pilot.pause()
+        assert screen.dialog is first and screen.pane.cursor is not None and screen.pane.cursor.index == 0
+        assert screen.drawer.text == "thought one"
+
+
 async def test_editing_an_earlier_question_makes_a_branch_from_that_point() -> None:
     app = make_app([answer("a1"), answer("a2"), answer("edited answer")])
     async with app.run_test(size=(120, 40)) as pilot:

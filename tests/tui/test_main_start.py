@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Static
 
 from visindigo.cli import build_parser, main, serve_command
 from visindigo.engine import Center, Message, Role
@@ -16,7 +17,7 @@ from visindigo.tui.screens.first_run import FirstRunScreen
 from visindigo.tui.screens.main import MainScreen
 from visindigo.tui.widgets.message_view import AlternativeSwitch
 
-from .helpers import answer, main_screen, make_app, make_center, settle
+from .helpers import answer, main_screen, make_app, make_center, settle, type_text
 
 
 async def _first_run_shown(pilot: Any) -> None:
@@ -112,12 +113,43 @@ async def test_a_filled_template_is_sent_or_put_in_the_composer() -> None:
         await screen.insert_template([prompt], send=False)
         assert screen.composer.text == "Review this: x = 1"
         assert screen.dialog.message_count == 0
-        screen.composer.clear()
+        await pilot.press("escape")  # esc drops the template
+        assert screen.composer.text == "" and screen.composer.template is None
         await screen.insert_template([prompt], send=True)
         await settle(pilot)
         assert [m.role for m in screen.dialog.messages] == [Role.PROMPT, Role.ASSISTANT]
         assert screen.dialog.message_at(0).name == "review"
         assert screen.dialog.title == "Review this: x = 1"
+
+
+async def test_an_edited_template_is_still_sent_as_the_templates_message() -> None:
+    """"Edit first" puts the text in the composer; what is sent from there is the template's PROMPT message
+    (named after the template) with the edited text, and the draft that was in the box comes back after."""
+    center = make_center([answer("one"), answer("two")])
+    app = make_app(center=center)
+    async with app.run_test() as pilot:
+        screen = main_screen(app)
+        await type_text(pilot, "my draft")
+        prompt = Message(Role.PROMPT, "Review this: x = 1", name="review")
+        await screen.insert_template([prompt], send=False)
+        assert screen.composer.text == "Review this: x = 1"
+        assert "review" in str(screen.composer.query_one(".mode", Static).content)
+        await type_text(pilot, " and y")
+        await pilot.press("enter")
+        await settle(pilot)
+        sent = screen.dialog.message_at(0)
+        assert (sent.role, sent.name, sent.content) == (Role.PROMPT, "review", "Review this: x = 1 and y")
+        assert screen.composer.text == "my draft" and screen.composer.template is None
+        # a template whose text is deleted entirely is given up: the next message is an ordinary one
+        screen.composer.clear()
+        await screen.insert_template([prompt], send=False)
+        await pilot.press("ctrl+a", "shift+end", "backspace")
+        assert screen.composer.template is None
+        await type_text(pilot, "plain question")
+        await pilot.press("enter")
+        await settle(pilot)
+        sent = screen.dialog.message_at(2)
+        assert (sent.role, sent.name, sent.content) == (Role.USER, "", "plain question")
 
 
 async def test_the_demo_keeps_its_templates_in_a_temporary_folder_with_a_sample(

@@ -79,7 +79,7 @@ async def test_pasted_newlines_never_send() -> None:
 async def test_escape_cancels_and_keeps_the_partial_answer_marked_interrupted() -> None:
     turn = [TextPart("The beginning of a long "), Pause(30), TextPart("never shown"), FinishPart("stop")]
     app = make_app([turn])
-    async with app.run_test() as pilot:
+    async with app.run_test(notifications=True) as pilot:
         screen = main_screen(app)
         await type_text(pilot, "tell me")
         await pilot.press("enter")
@@ -87,10 +87,15 @@ async def test_escape_cancels_and_keeps_the_partial_answer_marked_interrupted() 
         assert screen.runs.is_running(screen.dialog.id)
         node = screen.sidebar.dialog_tree.node_for(screen.dialog.id)
         assert node is not None and node.label.plain.startswith("● ")  # the tree marks a dialog answering
+        screen.cancel_run(screen.dialog.id)  # what esc does; checked before the run has had a chance to end
+        assert "cancelling…" in str(screen.status_line.content)
         await pilot.press("escape")
         await settle(pilot)
         dialog = screen.dialog
         assert not screen.runs.is_running(dialog.id)
+        # once it has ended nothing says it is still cancelling (a toast used to stay for seconds)
+        assert "cancelling" not in str(screen.status_line.content).lower()
+        assert not any("ancelling" in n.message for n in app._notifications)
         last = dialog.message_at(dialog.message_count - 1)
         assert last.role is Role.ASSISTANT
         assert last.content == "The beginning of a long "

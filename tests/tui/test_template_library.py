@@ -349,7 +349,7 @@ async def test_arrow_keys_move_from_the_search_box_to_the_list(tmp_path: Path) -
 async def test_in_the_app_f6_fills_a_template_and_sends_it_then_edit_first_fills_the_composer(tmp_path: Path) -> None:
     """The whole way through the real app: f6, pick, fill, send; then again with the values remembered."""
     make_library(tmp_path)
-    center = make_center([answer("Bonjour, in English: hello.")])
+    center = make_center([answer("Bonjour, in English: hello."), answer("Hello world.")])
     center.settings["prompt_dir"] = str(tmp_path)
     app = make_app(center=center)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -384,6 +384,12 @@ async def test_in_the_app_f6_fills_a_template_and_sends_it_then_edit_first_fills
         assert app.screen is screen
         assert screen.composer.text == "Translate into French: bonjour"
         assert screen.dialog.message_count == 2
+        await type_text(pilot, " le monde")
+        await pilot.press("enter")
+        await settle(pilot)
+        edited = screen.dialog.message_at(2)
+        assert (edited.role, edited.name, edited.content) == (
+            Role.PROMPT, "Translate", "Translate into French: bonjour le monde")
 
 
 async def test_in_the_app_a_server_only_this_dialog_brings_still_offers_its_prompts(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -252,22 +253,36 @@ class MainScreen(Screen[None]):
             self.composer.stop_edit(restore_draft=True)
             await self.edit_message(index, text)
             return
+        template = self.composer.template
+        if template is not None:  # "edit first" from the template form: still the template's message
+            if self._refuse_while_running():
+                return
+            self.composer.stop_edit(restore_draft=True)
+            await self.send(replace(template, content=text, meta=dict(template.meta)))
+            return
         await self.send(text)
 
-    async def send(self, text: str) -> None:
-        """Append the user's message to the shown dialog and run it."""
-        dialog = self.dialog
-        if self.runs.is_running(dialog.id):
+    def _refuse_while_running(self) -> bool:
+        if self.runs.is_running(self.dialog.id):
             self.notify("This dialog is still answering: esc cancels it, or wait.", severity="warning")
+            return True
+        return False
+
+    async def send(self, text: str | Message) -> None:
+        """Append the user's message (text, or a message such as a filled template) to the dialog and run it."""
+        dialog = self.dialog
+        if self._refuse_while_running():
             return
+        message = Message(Role.USER, text) if isinstance(text, str) else text
         new_in_tree = not self._is_registered(dialog) or not dialog.title
         if not self._is_registered(dialog):
             self.center.add_dialog(dialog)
         if not dialog.title:
-            dialog.title = _title_for(text)
-        self.composer.clear()
+            dialog.title = _title_for(message.content) or message.name
+        if isinstance(text, str):
+            self.composer.clear()
         await self.pane.clear_notice()
-        dialog.append_message(Role.USER, text)
+        dialog.append_message(message)
         await self.pane.message_added(dialog.message_count - 1)
         self.pane.follow()
         if new_in_tree:
@@ -292,9 +307,13 @@ class MainScreen(Screen[None]):
 
     def cancel_run(self, dialog_id: str) -> bool:
         """Cancel the dialog's run; the engine keeps the partial answer, marked interrupted."""
-        if not self.runs.is_running(dialog_id):
+        run = self.runs.get(dialog_id)
+        if run is None or not run.running:
             return False
+        run.cancelling = True
         self.workers.cancel_group(self, f"run-{dialog_id}")
+        if self._shown(dialog_id):
+            self._refresh_status()
         return True
 
     async def _approve(self, request: ToolCallRequest) -> Approval:
@@ -461,6 +480,8 @@ class MainScreen(Screen[None]):
             if run.running:
                 output_tokens += run.round_deltas if run.streaming else 0
                 state = "generating… esc cancels" if run.streaming else "working…"
+                if run.cancelling:
+                    state = "cancelling…"
         self.status_line.show(
             StatusInfo(provider_name, model_name, marks, input_tokens, output_tokens, speed, state)
         )
@@ -478,9 +499,22 @@ class MainScreen(Screen[None]):
                 self.drawer.start_stream(run.round)
                 self.drawer.feed(run.round, run.reasoning_parts)
             return
-        message = view.message
-        if message.role is Role.ASSISTANT:
-            self.drawer.show(message.reasoning, self._drawer_title(message, view.index))
+        self._show_reasoning_at(view.index)
+
+    def _show_reasoning_at(self, index: int) -> None:
+        """The drawer shows the reasoning of the answer at `index`; on a question or a tool result, that of the
+        answer that follows it (never what it showed before, which may belong to another dialog)."""
+        answer = index
+        for position in range(index, self.dialog.message_count):
+            role = self.dialog.message_at(position).role
+            if role is Role.ASSISTANT:
+                answer = position
+                break
+            if position > index and role in (Role.USER, Role.PROMPT):
+                break
+        message = self.dialog.message_at(answer)
+        reasoning = message.reasoning if message.role is Role.ASSISTANT else ""
+        self.drawer.show(reasoning, self._drawer_title(message, answer))
 
     @on(MessagePane.CopyRequested)
     def _copy_requested(self, event: MessagePane.CopyRequested) -> None:
@@ -663,10 +697,9 @@ class MainScreen(Screen[None]):
     # --- actions (keys and palette) ------------------------------------------------------------------------------
 
     async def action_escape(self) -> None:
-        if self.cancel_run(self.dialog.id):
-            self.notify("Cancelling…")
+        if self.cancel_run(self.dialog.id):  # the status line says "cancelling…" until the run has ended
             return
-        if self.composer.editing_index is not None:
+        if self.composer.busy:
             self.composer.stop_edit()
             return
         if self.has_class("-sidebar-open") and self.has_class("-narrow"):
@@ -822,13 +855,13 @@ class MainScreen(Screen[None]):
         await self.insert_template(messages, send=bool(result.send))
 
     async def insert_template(self, messages: list[Message], *, send: bool) -> None:
-        """Add a filled template to the dialog and run it, or (edit first) put its text in the composer.
+        """Add a filled template to the dialog and run it, or (edit first) put its text in the composer, from
+        where Enter sends the edited text as the same template message (named after the template).
 
         Only a few-shot MCP prompt gives more than one message; all but the last go into the dialog either way.
         """
         dialog = self.dialog
-        if self.runs.is_running(dialog.id):
-            self.notify("This dialog is still answering: esc cancels it, or wait.", severity="warning")
+        if self._refuse_while_running():
             return
         *earlier, last = messages
         if earlier or send:
@@ -841,9 +874,7 @@ class MainScreen(Screen[None]):
                 await self.pane.message_added(dialog.message_count - 1)
             self.refresh_tree()
         if not send:
-            self.composer.input.load_text(last.content)
-            self.composer.input.move_cursor(self.composer.input.document.end)
-            self.composer.input.focus()
+            self.composer.start_template(last)
             return
         await self.pane.clear_notice()
         self.pane.follow()

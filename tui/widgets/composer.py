@@ -18,6 +18,10 @@ from textual.content import Content
 from textual.message import Message as TextualMessage
 from textual.widgets import Static, TextArea
 
+from visindigo.engine import Message
+
+from ..sanitize import clean
+
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
 
 
@@ -79,7 +83,12 @@ class ComposerInput(TextArea):
 
 
 class Composer(Vertical):
-    """The input plus one line saying what Enter will do (send, or send an edit as a new branch)."""
+    """The input plus one line saying what Enter will do: send, send an edit as a new branch, or send a filled
+    template (from the template form's "edit first") as the template's message.
+
+    Editing a message and editing a template both keep the draft that was in the box and give it back when
+    they end (sent, or given up with Esc), so nothing typed is lost.
+    """
 
     DEFAULT_CSS = """
     Composer {
@@ -96,6 +105,10 @@ class Composer(Vertical):
     Composer.-editing > .mode {
         display: block;
         color: $text-warning;
+    }
+    Composer.-template > .mode {
+        display: block;
+        color: $text-accent;
     }
     Composer > ComposerInput {
         height: auto;
@@ -124,6 +137,9 @@ class Composer(Vertical):
         self._mode = Static(Content(""), classes="mode")
         #: Index of the user message being edited, or None when composing a new one.
         self.editing_index: int | None = None
+        #: The filled template whose text is in the box ("edit first"): Enter sends the text as this message
+        #: (a `Role.PROMPT` named after the template). Emptying the box makes it an ordinary message again.
+        self.template: Message | None = None
         self._saved_draft = ""
 
     def compose(self) -> ComposeResult:
@@ -137,21 +153,47 @@ class Composer(Vertical):
     def clear(self) -> None:
         self.input.clear()
 
-    def start_edit(self, index: int, text: str) -> None:
-        """Put message `index` in the box; Enter will send it as a new branch, Esc gives up."""
-        if self.editing_index is None:
+    @property
+    def busy(self) -> bool:
+        """An edit or a template is in the box (Esc leaves it and gives the draft back)."""
+        return self.editing_index is not None or self.template is not None
+
+    def _begin(self, text: str, mode: str, css_class: str) -> None:
+        if not self.busy:
             self._saved_draft = self.input.text
-        self.editing_index = index
+        self.editing_index = None
+        self.template = None
+        self.remove_class("-editing", "-template")
         self.input.load_text(text)
         self.input.move_cursor(self.input.document.end)
-        self._mode.update(Content(f"editing message {index + 1} · enter sends it as a new branch · esc cancels"))
-        self.add_class("-editing")
+        self._mode.update(Content(mode))
+        self.add_class(css_class)
         self.input.focus()
 
+    def start_edit(self, index: int, text: str) -> None:
+        """Put message `index` in the box; Enter will send it as a new branch, Esc gives up."""
+        self._begin(text, f"editing message {index + 1} · enter sends it as a new branch · esc cancels", "-editing")
+        self.editing_index = index
+
+    def start_template(self, message: Message) -> None:
+        """Put a filled template in the box; Enter sends the (edited) text as that template's message."""
+        name = " ".join(clean(message.name).split()) or "template"
+        self._begin(message.content, f"template “{name}” · enter sends it · esc drops it · empty = plain message",
+                    "-template")
+        self.template = message
+
     def stop_edit(self, *, restore_draft: bool = True) -> None:
-        if self.editing_index is None:
+        """Leave an edit or a template; the draft from before comes back (or the box is emptied)."""
+        if not self.busy:
             return
         self.editing_index = None
-        self.remove_class("-editing")
+        self.template = None
+        self.remove_class("-editing", "-template")
         self.input.load_text(self._saved_draft if restore_draft else "")
         self._saved_draft = ""
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """A template whose text was deleted entirely is given up: what is typed next is an ordinary message
+        (the draft from before comes back, into the empty box)."""
+        if self.template is not None and not self.input.text.strip():
+            self.stop_edit(restore_draft=True)

@@ -235,22 +235,12 @@ class VisindigoApp(App[None]):
     # --- help and palette -------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen, sections_for
-        from .widgets.composer import ComposerInput
-        from .widgets.dialog_tree import DialogTree
-        from .widgets.message_pane import MessagePane
+        from .key_help import help_sections
+        from .screens.help import HelpScreen
 
-        sections = sections_for(
-            [
-                ("Everywhere", self),
-                ("Main screen", MainScreen),
-                ("Messages (ctrl+o)", MessagePane),
-                ("Composer", ComposerInput),
-                ("Dialog tree", DialogTree),
-            ]
-        )
         keys = self.center.settings.get("keys")
-        self.push_screen(HelpScreen(sections, keymap=keys if isinstance(keys, dict) else None))
+        keymap = keys if isinstance(keys, dict) else None
+        self.push_screen(HelpScreen(help_sections(self, keymap), keymap=keymap))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -35,7 +35,6 @@ async def test_copy_a_message_and_a_code_block_through_osc52(tmp_path: Path, mon
     monkeypatch.chdir(tmp_path)
     app = make_app([answer(CODE_ANSWER)])
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = main_screen(app)
         await _ask(pilot, "show code")
         await pilot.press("ctrl+o")  # cursor on the last message
         await pilot.press("y")
@@ -52,7 +51,7 @@ async def test_copy_a_message_and_a_code_block_through_osc52(tmp_path: Path, mon
         await pilot.press("alt+y")
         assert app.clipboard == CODE_ANSWER
         # the fallback: the same text into a file, in the working folder
-        screen.action_save_last_copy()
+        await pilot.press("alt+s")
         saved = list(tmp_path.glob("visindigo-*.md"))
         assert len(saved) == 1 and saved[0].read_text(encoding="utf-8") == CODE_ANSWER
         await pilot.press("ctrl+o", "s")
@@ -218,7 +217,7 @@ async def test_tool_calls_are_collapsible_blocks_and_ask_before_dangerous_tools(
         assert len(tool.calls) == 1
         results = [m for m in dialog.messages if m.role is Role.TOOL]
         assert results[-1].content == DENIED_RESULT
-        denied_view = screen.pane.view_for(dialog.messages.index(results[-1]) if False else dialog.message_count - 2)
+        denied_view = screen.pane.view_for(dialog.message_count - 2)  # the denied result, before the answer
         assert denied_view is not None and denied_view.query_one(Collapsible).has_class("-error")
         # allow for the dialog: no question the next time
         await type_text(pilot, "third")
@@ -298,12 +297,13 @@ async def test_narrow_terminals_hide_the_sidebar_and_drawer_and_open_them_on_dem
 # --- palette and help -----------------------------------------------------------------------------------------------
 
 
-def test_every_key_of_the_main_screen_is_in_the_palette() -> None:
+def test_every_key_of_the_main_screen_is_in_the_palette_and_every_palette_entry_has_a_key() -> None:
     from textual.binding import Binding
 
     in_palette = {action for action, _title, _help in MainScreen.PALETTE}
-    for binding in Binding.make_bindings(MainScreen.BINDINGS):
-        assert binding.action in in_palette, binding
+    bound = {binding.action for binding in Binding.make_bindings(MainScreen.BINDINGS)}
+    assert bound <= in_palette, bound - in_palette
+    assert in_palette <= bound, in_palette - bound  # so the key list (f1) shows each one with its key
 
 
 async def test_the_palette_runs_a_command() -> None:
@@ -328,8 +328,11 @@ async def test_help_lists_the_keys_of_every_part() -> None:
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         descriptions = app.screen.visible_descriptions
-        for expected in ("Regenerate", "Copy message", "Send", "Delete dialog", "Previous alternative"):
+        for expected in ("Regenerate", "Copy message", "Send", "Delete dialog", "Previous alternative",
+                         "Command palette", "Save the last copy to a file"):
             assert any(expected in d for d in descriptions), expected
+        # the composer's own f6 / f7 (select line / all) never fire: the screen's f6 / f7 come first
+        assert not any(d in ("Select line", "Select all") for d in descriptions)
 
 
 async def test_function_keys_work_while_typing() -> None:
@@ -412,3 +415,104 @@ async def test_stored_tool_errors_still_show_as_errors() -> None:
         denied = screen.pane.view_for(2).query_one(Collapsible)  # type: ignore[union-attr]
         assert denied.has_class("-error") and "wipe" in str(denied.title)
         assert not screen.pane.view_for(3).query_one(Collapsible).has_class("-error")  # type: ignore[union-attr]
+
+
+async def test_a_stored_tool_result_shows_its_duration_before_the_result() -> None:
+    """Durations are kept in the tool message's meta (engine.run_loop), so a reopened dialog shows them too; they
+    come before the result in the block's title, where a long result cannot push them off the edge."""
+    from visindigo.engine import Message
+
+    center = make_center([])
+    dialog = center.create_dialog()
+    dialog.append_message(Role.USER, "look it up")
+    calls = '[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{}"}}]'
+    dialog.append_message(Message(Role.ASSISTANT, "", tool_calls=calls))
+    dialog.append_message(
+        Message(Role.TOOL, '{"text": "' + "long " * 40 + '"}', tool_call_id="c1", name="lookup",
+                meta={"duration": 1.25, "is_error": False})
+    )
+    dialog.append_message(Message(Role.TOOL, "fine", tool_call_id="c2", name="other",
+                                  meta={"duration": 0.042, "is_error": True}))
+    app = make_app(center=center)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        await screen.open_dialog(dialog)
+        await pilot.pause()
+        first = screen.pane.view_for(2).query_one(Collapsible)  # type: ignore[union-attr]
+        title = str(first.title)
+        assert "lookup()  1.2 s  → " in title
+        assert title.index("1.2 s") < title.index("long")
+        second = screen.pane.view_for(3).query_one(Collapsible)  # type: ignore[union-attr]
+        assert "42 ms  ✗ fine" in str(second.title) and second.has_class("-error")  # the stored flag counts
+
+
+async def test_live_tool_blocks_show_the_duration_and_a_reused_call_id_gets_its_own_block() -> None:
+    class Slow(Function):
+        id = "nap"
+        name = "nap"
+        description = "sleeps"
+        parameter_schema = {"type": "object", "properties": {}}
+
+        def invoke(self, arguments: dict[str, Any]) -> str:
+            import time
+
+            time.sleep(0.3)
+            return "rested"
+
+    turns = [  # some servers number calls per answer: "c1" again in the second round
+        [ToolCallPart("c1", "nap", "{}"), FinishPart("tool_calls")],
+        [ToolCallPart("c1", "nap", "{}"), FinishPart("tool_calls")],
+        [TextPart("done"), FinishPart("stop")],
+    ]
+    center = make_center(turns)
+    center.add_function(Slow())
+    app = make_app(center=center)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "nap twice")
+        blocks = [view.query_one(Collapsible) for view in screen.pane.views if view.message.role is Role.TOOL]
+        assert len(blocks) == 2
+        for block in blocks:
+            title = str(block.title)
+            assert "→ rested" in title and "running" not in title
+            milliseconds = int(title.split(" ms")[0].split()[-1])
+            assert 250 <= milliseconds < 5000
+
+
+async def test_a_tool_block_is_mounted_once_even_when_the_dialog_is_shown_while_it_runs() -> None:
+    """`show` mounts running calls from the run's state; the ToolStarted message that follows must not add a
+    second block (the approval snapshot once showed two)."""
+    app = make_app([])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        await screen.pane.tool_started("call_1", "wipe", {"path": "x"})
+        await screen.pane.tool_started("call_1", "wipe", {"path": "x"})
+        await pilot.pause()
+        assert [view.call_id for view in screen.pane.views] == ["call_1"]
+
+
+@pytest.mark.parametrize(
+    ("reason", "mark"),
+    [
+        ("length", "cut short: output limit reached"),
+        ("max_tokens", "cut short: output limit reached"),
+        ("content_filter", "stopped by a content filter"),
+        ("refusal", "stopped: the model refused"),
+    ],
+)
+async def test_an_answer_the_provider_cut_short_is_marked(reason: str, mark: str) -> None:
+    app = make_app([[TextPart("The first half of"), FinishPart(reason)], answer("a whole answer")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "long please")
+        view = screen.pane.view_for(1)
+        assert view is not None and view.has_class("-cut-short")
+        assert mark in str(view.query_one(".status", Static).content)
+        await pilot.press("ctrl+l")
+        await _ask(pilot, "short please")
+        whole = screen.pane.view_for(3)
+        assert whole is not None and not whole.has_class("-cut-short")
+        assert str(whole.query_one(".status", Static).content) == ""
+        await screen.open_dialog(screen.dialog)  # as stored: the mark comes from the message's meta
+        await pilot.pause()
+        assert mark in str(screen.pane.view_for(1).query_one(".status", Static).content)  # type: ignore[union-attr]

@@ -36,6 +36,10 @@ async def _settled(pilot: Any) -> None:
     await pilot.pause(0.3)  # the last full Markdown render and the scroll to the end
     screen.runs = Runs()  # forget the last run's speed: it depends on the clock
     screen._refresh_status()
+    for view in screen.pane.views:  # tool durations depend on the clock too: show a fixed one
+        if view.call_id:
+            view.message.meta["duration"] = 0.012
+            await view.set_tool_state(duration=0.012)
     screen.composer.input.cursor_blink = False  # a blinking cursor is on or off depending on timing
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
@@ -47,7 +51,8 @@ def test_demo_main_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     the pane: the Markdown answer (a bullet list of temperature, conditions and humidity, a highlighted Python
     code block, a closing paragraph), then the composer with its hint, the status line "Demo · Visindigo demo ·
     TIFR · in 130 out 362" and the key footer. At 120×40 there is more: above the answer "you And the weather
-    in Osaka?", "ai" with a → get_weather(city="Osaka") line, a collapsed ⚙ get_weather block, and the end of
+    in Osaka?", "ai" with a → get_weather(city="Osaka") line, a collapsed ⚙ get_weather block whose title
+    gives the call, its duration (12 ms, fixed for the picture) and the start of the result, and the end of
     the first answer with ◀ 2/2 ▶; the dialog tree on the left (the demo dialog and its branch ②, which is
     current) and the reasoning drawer on the right ("reasoning · message 8"). At 80×24 both side panels are
     hidden.
@@ -80,6 +85,10 @@ def approval_app() -> VisindigoApp:
 
 async def _ask_for_wipe(pilot: Any) -> None:
     screen = pilot.app.main_screen
+    for _ in range(100):  # the screen is up (its dialog shown and the tree filled) before the question
+        if screen.sidebar.dialog_tree.is_attached and screen.pane.dialog is not None:
+            break
+        await pilot.pause(0.05)
     screen.composer.input.cursor_blink = False  # a blinking cursor is on or off depending on timing
     await screen.send("Please delete the build folder")
     for _ in range(100):
@@ -94,16 +103,17 @@ def test_tool_approval_modal(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the main screen dimmed behind a box titled "Allow this tool call?" naming the tool
     "wipe", its arguments as JSON ({"path": "build/"}), the sentence saying a denial is told to the model, and
     three buttons: Allow once, Allow for this dialog, Deny (focused). Behind it: the question, "ai" saying it
-    will delete build/, and a ⚙ wipe block that is still running.
+    will delete build/ with its → wipe(path="build/") line, and one ⚙ wipe block that is still running.
     """
     assert snap_compare(approval_app(), terminal_size=size, run_before=_ask_for_wipe)
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_help_screen(snap_compare: Any, size: tuple[int, int]) -> None:
-    """You should see the "Keys" box over the main screen: a filter field, then sections "Everywhere",
-    "Main screen" (esc Cancel / back, ctrl+n New dialog, ctrl+r Regenerate, f2 Model, …) and, further down,
-    "Messages", "Composer" and "Dialog tree" with their keys.
+    """You should see the "Keys" box over the main screen: a filter field, then sections "Everywhere" (^q Quit,
+    f1 Keys, ^p Command palette) and "Main screen" (tab, shift+tab, esc Cancel, ^n New dialog, ^r Regenerate,
+    alt+e Edit last question, f2 Model, …); at 120×40 the list goes on to the start of "Messages (ctrl+o)".
+    The rest ("Composer", "Dialog tree") is further down.
     """
     async def open_help(pilot: Any) -> None:
         await _settled(pilot)

@@ -89,6 +89,9 @@ class MainScreen(Screen[None]):
         Binding("f9,ctrl+g", "toggle_drawer", "Reasoning", show=False, id="toggle-drawer", priority=True),
         Binding("ctrl+f,slash", "search", "Search dialogs", show=False, id="search"),
         Binding("alt+y", "copy_last", "Copy last answer", show=False, id="copy-last", priority=True),
+        Binding(
+            "alt+s", "save_last_copy", "Save the last copy to a file", show=False, id="save-last-copy", priority=True
+        ),
         Binding("alt+up", "tree_parent", "Parent dialog", show=False, id="parent-dialog", priority=True),
         Binding("alt+down", "tree_child", "First branch of this dialog", show=False, id="child-dialog", priority=True),
         Binding(

@@ -262,8 +262,7 @@ class MessagePane(VerticalScroll, can_focus=True):
             await self.mount_all([self._marker, *(self._make_view(i) for i in range(start, count))])
             if run is not None and run.running:
                 for call_id, (function_id, arguments) in run.running_tools.items():
-                    if not any(v.call_id == call_id for v in self.views):
-                        await self.tool_started(call_id, function_id, arguments)
+                    await self.tool_started(call_id, function_id, arguments)
                 if run.streaming:
                     await self.open_stream(run.round)
                     await self.flush(run)
@@ -432,13 +431,17 @@ class MessagePane(VerticalScroll, can_focus=True):
             await view.stop_stream()
 
     async def tool_started(self, call_id: str, function_id: str, arguments: dict[str, object]) -> None:
+        """Mount a running tool block, once: `show` may already have mounted it from the run's state (the dialog
+        was opened between the call starting and this message arriving)."""
+        if any(view.index is None and view.call_id == call_id for view in self.views):
+            return  # (a finished call of an earlier round may have used the same id: that one has an index)
         view = _message_view()(Message(Role.TOOL, "", tool_call_id=call_id, name=function_id), None)
         view._tool_state.update(name=function_id, arguments=arguments, running=True)
         await self.mount(view)
 
     async def tool_finished(self, call_id: str, result: str, is_error: bool, duration: float) -> None:
         for view in self.views:
-            if view.call_id == call_id:
+            if view.index is None and view.call_id == call_id:  # not a finished call of an earlier round
                 await view.set_tool_state(running=False, result=result, is_error=is_error, duration=duration)
                 return
 

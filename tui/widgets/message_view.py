@@ -73,6 +73,26 @@ def format_arguments(arguments: dict[str, Any] | str) -> str:
         return clean(repr(arguments))
 
 
+def format_duration(seconds: object) -> str:
+    """How long a tool call took, as its block's title shows it ("" when unknown: older stored results)."""
+    if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds < 0:
+        return ""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.1f} s" if seconds < 100 else f"{seconds:.0f} s"
+
+
+#: How an answer the provider stopped early is marked, by the provider's finish reason (OpenAI's and
+#: Anthropic's names); an ordinary stop ("stop", "end_turn", "tool_calls", ...) shows nothing.
+CUT_SHORT = {
+    "length": "cut short: output limit reached",
+    "max_tokens": "cut short: output limit reached",
+    "model_context_window_exceeded": "cut short: context window full",
+    "content_filter": "stopped by a content filter",
+    "refusal": "stopped: the model refused (content filter)",
+}
+
+
 def looks_like_error(result: str) -> bool:
     """Whether a stored tool result is one of the engine's error results (`{"error": ...}`: invalid arguments,
     a failed or unknown tool, a denied or cancelled call), for messages that no longer carry the live flag."""
@@ -192,7 +212,7 @@ class MessageView(Widget):
     MessageView .meta > .status {
         width: 1fr;
     }
-    MessageView.-interrupted .status, MessageView.-failed .status {
+    MessageView.-interrupted .status, MessageView.-failed .status, MessageView.-cut-short .status {
         color: $text-warning;
     }
     MessageView Collapsible {
@@ -268,10 +288,17 @@ class MessageView(Widget):
 
     # --- state shown in the meta line --------------------------------------------------------------------
 
+    def _cut_short(self) -> str:
+        """Why the provider stopped this answer early ("" for an answer that ended normally)."""
+        if self.message.role is not Role.ASSISTANT:
+            return ""
+        return CUT_SHORT.get(str(self.message.meta.get("finish_reason", "")), "")
+
     def _set_status_classes(self) -> None:
         status = self.message.meta.get("status", "")
         self.set_class(status == "interrupted", "-interrupted")
         self.set_class(status == "incomplete", "-failed")
+        self.set_class(bool(self._cut_short()), "-cut-short")
         self.set_class(self.streaming, "-streaming")
 
     def _status_text(self) -> str:
@@ -283,6 +310,8 @@ class MessageView(Widget):
             parts.append("interrupted")
         elif status == "incomplete":
             parts.append("incomplete")
+        if cut := self._cut_short():
+            parts.append(cut)
         return " · ".join(parts)
 
     def _refresh_meta(self) -> None:
@@ -415,10 +444,9 @@ class MessageView(Widget):
         duration = state.get("duration", self.message.meta.get("duration"))
         if running:
             tail = "running…"
-        else:
-            tail = ("✗ " if is_error else "→ ") + one_line(str(result), 40)
-            if isinstance(duration, int | float) and duration > 0:
-                tail += f" · {duration:.2f}s"
+        else:  # the duration before the result, so a long result cut off at the edge does not hide it
+            took = format_duration(duration)
+            tail = (f"{took}  " if took else "") + ("✗ " if is_error else "→ ") + one_line(str(result), 40)
         title = Content.assemble(call_signature(name, arguments), ("  ", ""), tail)
         body = ToolBody(
             Static(Content("arguments"), classes="label"),

@@ -37,14 +37,16 @@ def ordinal_mark(number: int) -> str:
 
 
 def dialog_label(title: str, ordinal: int, *, running: bool = False, current: bool = False) -> Text:
+    """● (answering), the branch number, then the title. The number comes first because branches share their
+    parent's title and a long title is cut off at the sidebar's edge, which would take the number with it."""
     text = Text()
     if running:
         text.append("● ", style="bold")
-    name = " ".join(clean(title).split()) or "New dialog"
-    text.append(name, style="bold" if current else "")
     mark = ordinal_mark(ordinal)
     if mark:
-        text.append(f" {mark}", style="dim")
+        text.append(f"{mark} ", style="dim")
+    name = " ".join(clean(title).split()) or "New dialog"
+    text.append(name, style="bold" if current else "")
     return text
 
 

@@ -10,9 +10,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 

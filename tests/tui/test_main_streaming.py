@@ -16,9 +16,9 @@ async def test_a_reply_streams_into_the_pane_and_is_rendered_once_in_full() -> N
         ReasoningPart("I should greet "),
         ReasoningPart("them back."),
         TextPart("# Hello\n\nFirst "),
-        Pause(0.8),
+        Pause(2.0),
         TextPart("part, then the second "),
-        Pause(0.8),
+        Pause(0.5),
         TextPart("part.\n\n```python\nprint(1)\n```\n"),
         FinishPart("stop"),
     ]
@@ -27,7 +27,11 @@ async def test_a_reply_streams_into_the_pane_and_is_rendered_once_in_full() -> N
         screen = main_screen(app)
         await type_text(pilot, "hi there")
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        for _ in range(30):  # the first piece is drawn at the next frame; the second comes 2 s later
+            await pilot.pause(0.05)
+            stream = screen.pane.streaming_view
+            if stream is not None and "First" in stream.query_one(Markdown).source:
+                break
         # mid-stream: a streaming view without an index, the status says so, the drawer shows live reasoning
         stream = screen.pane.streaming_view
         assert stream is not None and stream.index is None
@@ -191,3 +195,31 @@ async def test_a_run_goes_on_in_the_background_and_shows_again_when_its_dialog_i
         assert screen.pane.streaming_view is None
         view = screen.pane.view_for(1)
         assert view is not None and view.query_one(Markdown).source == "Background part one. Part two."
+
+
+async def test_the_pane_follows_a_stream_until_the_user_scrolls_up_and_again_after_end() -> None:
+    paragraph = "A line of the answer that goes on for a while to fill the pane.\n\n"
+    turn: list[object] = []
+    for _ in range(6):
+        turn += [TextPart(paragraph * 6), Pause(0.5)]
+    turn.append(FinishPart("stop"))
+    app = make_app([turn], stream_fps=30.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        pane = screen.pane
+        await type_text(pilot, "long")
+        await pilot.press("enter")
+        await pilot.pause(0.8)  # two pieces in: taller than the pane
+        assert pane.max_scroll_y > 0 and pane.scroll_y == pane.max_scroll_y
+        assert "tok/s" in str(screen.status_line.content)  # the live speed
+        await pilot.press("ctrl+o", "pageup", "pageup")
+        await pilot.pause()
+        reading = pane.scroll_y
+        assert reading < pane.max_scroll_y
+        await pilot.pause(1.1)  # more arrives: the view stays where the user is reading
+        assert pane.scroll_y == reading and pane.max_scroll_y > reading
+        await pilot.press("end")  # back to the bottom: following again
+        await pilot.pause(1.1)
+        assert pane.scroll_y == pane.max_scroll_y
+        await settle(pilot)
+        assert pane.scroll_y == pane.max_scroll_y

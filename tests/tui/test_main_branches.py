@@ -233,6 +233,11 @@ async def test_search_lists_hits_and_opens_the_dialog_at_the_message() -> None:
         await pilot.press("ctrl+f")
         assert screen.focused is screen.sidebar.search_input
         await type_text(pilot, "kumquat")
+        await pilot.pause()
+        # what is typed is visible: the focused box keeps its one line (Input:focus used to add a tall border
+        # that left no room for the text)
+        box = screen.sidebar.search_input
+        assert box.region.height == 1 and box.content_region.height == 1
         await pilot.press("enter")  # runs the search at once and moves to the list
         await pilot.pause()
         tree = screen.sidebar.dialog_tree

@@ -210,6 +210,7 @@ class Sidebar(Vertical):
         background: $surface;
     }
     Sidebar > Input:focus {
+        border: none;  /* Input:focus brings its tall border back, which would hide the one line of text */
         background: $boost;
     }
     Sidebar > .hint {

@@ -536,7 +536,7 @@ class MainScreen(Screen[None]):
         lines = text.count("\n") + 1
         self.notify(
             f"Copied the {what} ({len(text):,} characters, {lines} lines) to the terminal clipboard (OSC 52). "
-            "Nothing arrived? ctrl+p → “Save last copy to a file”.",
+            "Nothing arrived? alt+s saves it to a file.",
             markup=False,
         )
 

@@ -178,8 +178,7 @@ class Composer(Vertical):
     def start_template(self, message: Message) -> None:
         """Put a filled template in the box; Enter sends the (edited) text as that template's message."""
         name = " ".join(clean(message.name).split()) or "template"
-        self._begin(message.content, f"template “{name}” · enter sends it · esc drops it · empty = plain message",
-                    "-template")
+        self._begin(message.content, f"template “{name}” · enter sends it as the template · esc drops it", "-template")
         self.template = message
 
     def stop_edit(self, *, restore_draft: bool = True) -> None:

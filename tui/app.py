@@ -7,6 +7,7 @@ files or sockets itself beyond what the Center and the screens it wires do.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 from dataclasses import dataclass
@@ -89,6 +90,8 @@ class VisindigoApp(App[None]):
         self._library: TemplateLibrary | None = None
         self._template_folder: TemporaryDirectory[str] | None = None
         self._startup_notices: list[str] = list(center.notices)
+        #: The command line pauses the garbage collector for start-up; it resumes after the first frame.
+        self._gc_paused = not gc.isenabled()
         self._install_themes()
         keys = center.settings.get("keys")
         if isinstance(keys, dict) and keys:
@@ -157,6 +160,8 @@ class VisindigoApp(App[None]):
 
     async def main_screen_ready(self, screen: MainScreen) -> None:
         """The main screen is mounted: seed the demo, offer first-run setup, or ask the demo's live question."""
+        if self._gc_paused:
+            self.call_after_refresh(self._resume_gc)
         if self.options.demo:
             from .demo import install_demo
 
@@ -170,6 +175,14 @@ class VisindigoApp(App[None]):
             from .demo import LIVE_QUESTION
 
             self.call_after_refresh(screen.send, LIVE_QUESTION)
+
+    def _resume_gc(self) -> None:
+        """After the first frame: collect what start-up left, then keep the objects that live as long as the
+        app (modules, classes, widgets) out of every later collection, which keeps those short."""
+        self._gc_paused = False
+        gc.collect()
+        gc.freeze()
+        gc.enable()
 
     def first_run(self) -> None:
         """Nothing is configured: offer the providers found, a form, and the demo."""

@@ -1,0 +1,155 @@
+"""Start-up stays fast: what the first frame does not need is not loaded before it (issue 6 §7).
+
+`bench/tui_stream.py` measures the time to the first frame; this guards the deferrals that time depends
+on, so that an import moved back to the top of a module cannot silently cost a fifth of the start-up
+again. The app runs as the `visindigo` command does, in a pseudo-terminal, with a valid config and stored
+dialogs; a wrapper records `sys.modules` at the moment the first frame is written.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import struct
+import subprocess
+import sys
+import termios
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+from visindigo.engine import Center, Role
+
+#: Loaded only when needed, and why. Each was measured on the path to the first frame.
+DEFERRED = {
+    "jsonschema": "config: a valid config passes the quick check; tools validate their arguments later",
+    "httpx": "providers: only a request needs the HTTP client",
+    "httpcore": "providers: only a request needs the HTTP client",
+    "mcp": "MCP SDK: only configured servers need it",
+    "visindigo.engine.mcp": "MCP manager: only configured servers need it",
+    "visindigo.engine.providers": "provider adapters: only a run needs them",
+    "visindigo.engine.run_loop": "only a run needs it",
+    "visindigo.engine.tool_runner": "only a tool call needs it",
+    "visindigo.engine.templates.library": "the template library: only its screen reads the folder",
+    "markdown_it": "a new dialog has no message to render",
+    "visindigo.tui.screens.first_run": "a configured app does not show first-run setup",
+    "visindigo.tui.screens.help": "opened by f1",
+    "visindigo.tui.screens.model_picker": "opened by f2",
+    "visindigo.tui.screens.template_library": "opened by f6",
+}
+
+WRAPPER = textwrap.dedent(
+    """
+    import gc, json, sys
+    import textual.drivers.linux_driver as linux_driver
+
+    report = open(sys.argv[1], "w")
+    write = linux_driver.LinuxDriver.write
+    state = {"first": False, "resumed": False}
+
+    def watching_write(self, data):
+        if not state["first"] and "enter sends" in data:
+            state["first"] = True
+            report.write(json.dumps({"modules": sorted(sys.modules), "gc_enabled": gc.isenabled()}) + "\\n")
+            report.flush()
+        elif state["first"] and not state["resumed"] and gc.isenabled():
+            state["resumed"] = True
+            report.write(json.dumps({"frozen": gc.get_freeze_count()}) + "\\n")
+            report.flush()
+        return write(self, data)
+
+    linux_driver.LinuxDriver.write = watching_write
+    from visindigo.cli import main
+
+    sys.argv = ["visindigo"]
+    raise SystemExit(main())
+    """
+)
+
+
+def _make_home(home: Path) -> None:
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text(
+        textwrap.dedent(
+            """
+            default_provider = "local"
+
+            [providers.local]
+            kind = "openai"
+            base_url = "http://127.0.0.1:9/v1"
+            api_key_env = "VISINDIGO_TEST_KEY"
+
+            [[providers.local.models]]
+            id = "local-model"
+            capabilities = ["text", "tools"]
+            """
+        ),
+        encoding="utf-8",
+    )
+    center = Center.open(home)
+    try:
+        for number in range(20):
+            dialog = center.create_dialog()
+            dialog.title = f"Stored dialog {number}"
+            dialog.append_message(Role.USER, "a question")
+            dialog.append_message(Role.ASSISTANT, "## An answer\n\n```python\nprint(1)\n```")
+    finally:
+        center.close()
+
+
+def _run_until_resumed(home: Path, report: Path) -> list[dict[str, object]]:
+    wrapper = home / "wrapper.py"
+    wrapper.write_text(WRAPPER, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEXTUAL", "VISINDIGO"))}
+    env.update(TERM="xterm-256color", VISINDIGO_HOME=str(home), VISINDIGO_TEST_KEY="sk-test")
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    process = subprocess.Popen(
+        [sys.executable, str(wrapper), str(report)], stdin=slave, stdout=slave, stderr=slave, env=env,
+        start_new_session=True,
+    )  # fmt: skip
+    os.close(slave)
+    output = bytearray()
+
+    def drain() -> None:
+        try:
+            while data := os.read(master, 65536):
+                output.extend(data)
+        except OSError:
+            return
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            lines = report.read_text(encoding="utf-8").splitlines() if report.exists() else []
+            if len(lines) >= 2 or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        os.write(master, b"\x11")  # ctrl+q
+        process.wait(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)
+    assert lines, f"the app drew no first frame; it wrote:\n{output[-2000:].decode(errors='replace')}"
+    return [json.loads(line) for line in lines]
+
+
+def test_the_first_frame_loads_nothing_it_does_not_need(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _make_home(home)
+    first, *after = _run_until_resumed(home, tmp_path / "report.jsonl")
+    modules = set(first["modules"])  # type: ignore[arg-type]
+    assert "visindigo.tui.screens.main" in modules  # the report is of the real app's first frame
+    loaded = {
+        name: why for name, why in DEFERRED.items() if any(m == name or m.startswith(name + ".") for m in modules)
+    }
+    assert loaded == {}, "loaded before the first frame although not needed there"
+    # Start-up runs without the garbage collector (it would only scan objects that live as long as the
+    # app); after the first frame it is back on, with those objects frozen out of later collections.
+    assert first["gc_enabled"] is False
+    assert after and int(after[0]["frozen"]) > 10_000  # type: ignore[call-overload]

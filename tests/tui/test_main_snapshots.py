@@ -103,7 +103,8 @@ def test_tool_approval_modal(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the main screen dimmed behind a box titled "Allow this tool call?" naming the tool
     "wipe", its arguments as JSON ({"path": "build/"}), the sentence saying a denial is told to the model, and
     three buttons: Allow once, Allow for this dialog, Deny (focused). Behind it: the question, "ai" saying it
-    will delete build/ with its → wipe(path="build/") line, and one ⚙ wipe block that is still running.
+    will delete build/ with its → wipe(path="build/") line, and one ⚙ wipe block that is still running (at
+    80×24 only their gutters, y, a and ⚙, show beside the box).
     """
     assert snap_compare(approval_app(), terminal_size=size, run_before=_ask_for_wipe)
 

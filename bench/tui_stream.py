@@ -224,7 +224,7 @@ def app_env(home: Path) -> dict[str, str]:
     """The environment of the measured processes: a clean terminal, the bench's home, and a bytecode cache.
 
     An installed app has its modules compiled (pip does that at install time) and so does the floor's
-    Textual, while a checkout run with PYTHONDONTWRITEBYTECODE=1 would compile ~90 of the app's modules on
+    Textual, while a checkout run with PYTHONDONTWRITEBYTECODE=1 would compile ~60 of the app's modules on
     every start. The cache lives in the bench's home so the checkout stays clean; `measure_startup` warms it.
     """
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEXTUAL", "VISINDIGO"))}

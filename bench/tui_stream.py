@@ -26,6 +26,7 @@ import argparse
 import fcntl
 import os
 import re
+import shutil
 import statistics
 import struct
 import subprocess
@@ -419,13 +420,16 @@ def main() -> None:
             "everyday": lambda: measure_stream(server, home, args.fps, 2000, 100, "everyday streaming"),
             "fast": lambda: measure_stream(server, home, args.fps, 4000, 2000, "fast streaming"),
         }
-        for name, step in steps.items():
-            if args.only and name != args.only:
-                continue
-            if name == "startup" and args.skip_startup:
-                continue
-            step()
-            print(flush=True)
+        try:
+            for name, step in steps.items():
+                if args.only and name != args.only:
+                    continue
+                if name == "startup" and args.skip_startup:
+                    continue
+                step()
+                print(flush=True)
+        finally:
+            shutil.rmtree(home, ignore_errors=True)  # a few MB of dialogs per run
 
 
 if __name__ == "__main__":

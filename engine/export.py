@@ -12,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .atomic import write_text_atomic
 from .dialog import Dialog
 from .message import Message, Role
 
@@ -266,15 +266,7 @@ def write_export(path: str | os.PathLike[str], text: str) -> Path:
     """
     target = Path(path).expanduser()
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        write_text_atomic(target, text)
     except OSError as exc:
-        raise ExportError(f"{target} cannot be written: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(temporary, target)
-    except OSError as exc:
-        Path(temporary).unlink(missing_ok=True)
         raise ExportError(f"{target} cannot be written: {exc.strerror or exc}") from None
     return target

@@ -7,16 +7,15 @@ new one. A file with a syntax error is never written over: the user's text would
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
+from ..atomic import write_text_atomic
 from .problems import ConfigError
 
 CONFIG_HEADER = (
@@ -58,24 +57,11 @@ def write_toml(path: Path, document: dict[str, Any], *, header: str = "", privat
     """
     target = path.resolve() if path.is_symlink() else path
     text = header + tomli_w.dumps(document)
+    mode = 0o600 if private else _mode_of(target, 0o644)
     try:
-        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        mode = 0o600 if private else _mode_of(target, 0o644)
-        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        write_text_atomic(target, text, mode=mode, folder_mode=0o700)
     except OSError as exc:
         raise ConfigError(f"{path} cannot be written: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise ConfigError(f"{path} cannot be written: {exc.strerror or exc}") from None
-    _fsync_dir(target.parent)
 
 
 def _mode_of(path: Path, default: int) -> int:
@@ -83,16 +69,6 @@ def _mode_of(path: Path, default: int) -> int:
         return stat.S_IMODE(path.stat().st_mode)
     except OSError:
         return default
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the rename itself durable; not possible on every platform, and harmless to skip there."""
-    with contextlib.suppress(OSError, AttributeError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def is_private(path: Path) -> bool:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from ..atomic import write_text_atomic
 from ..prompt import Prompt
-from .atomic import write_text_atomic
 from .fields import TemplateField
 from .fileformat import SUFFIX, TemplateFile, TemplateFileError, format_template_file, parse_template_file
 from .mcp import MCPPromptSource, MCPPromptTemplate, list_mcp_templates

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from .atomic import write_text_atomic
+from ..atomic import write_text_atomic
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,6 @@ config.toml, and is removed from config.toml if the user had put it there.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -242,22 +241,16 @@ def import_mcp_servers(
 
     Nothing is written when any entry is invalid: the error names the file and the server.
     """
-    origin = str(source) if isinstance(source, Path | str) else "the imported document"
-    if isinstance(source, Path | str):
-        try:
-            document = json.loads(Path(source).expanduser().read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ConfigError(f"{source} cannot be read: {exc.strerror or exc}") from None
-        except ValueError as exc:
-            raise ConfigError(f"{source} is not valid JSON: {exc}") from None
-    else:
-        document = source
-    if not isinstance(document, Mapping):
-        raise ConfigError(f"{origin}: expected a JSON object with 'mcpServers'")
+    # engine.mcp is imported here, not at start-up: the config loads on every launch, an import is rare.
+    from ..mcp.importing import load_mcp_servers_file, mcp_servers_from_document
+
     try:
-        servers = MCPServer.from_mcp_servers_json(document)
+        if isinstance(source, Path | str):
+            servers = load_mcp_servers_file(source)
+        else:
+            servers = mcp_servers_from_document(source, "the imported document")
     except ValueError as exc:
-        raise ConfigError(f"{origin}: {exc}") from None
+        raise ConfigError(str(exc)) from None
     result = ImportedServers()
 
     def change(config: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..mcp_server import MCPServer
@@ -31,16 +32,21 @@ def load_mcp_servers_file(path: str | os.PathLike[str]) -> list[MCPServer]:
     try:
         text = file.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise ValueError(f"{file}: no such file") from None
+        raise ValueError(f"{file}: cannot be read (no such file)") from None
     except OSError as error:
         raise ValueError(f"{file}: cannot be read ({error.strerror or error})") from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"{file}: not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
-    if not isinstance(document, dict):
-        raise ValueError(f"{file}: expected a JSON object with 'mcpServers'")
+    return mcp_servers_from_document(document, str(file))
+
+
+def mcp_servers_from_document(document: object, origin: str) -> list[MCPServer]:
+    """Every server of a parsed `mcpServers` document; a ValueError starts with `origin` (a file name)."""
+    if not isinstance(document, Mapping):
+        raise ValueError(f"{origin}: expected a JSON object with 'mcpServers'")
     try:
         return MCPServer.from_mcp_servers_json(document)
     except ValueError as error:
-        raise ValueError(f"{file}: {error}") from None
+        raise ValueError(f"{origin}: {error}") from None

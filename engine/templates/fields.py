@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 FieldType = Literal[
     "text",
@@ -31,21 +31,7 @@ FieldType = Literal[
 ]
 
 #: Every type a placeholder may name; other names read as "text" (Open WebUI does the same).
-FIELD_TYPES: tuple[FieldType, ...] = (
-    "text",
-    "textarea",
-    "select",
-    "number",
-    "checkbox",
-    "date",
-    "time",
-    "datetime-local",
-    "month",
-    "email",
-    "url",
-    "tel",
-    "color",
-)
+FIELD_TYPES: tuple[FieldType, ...] = get_args(FieldType)
 
 #: Open WebUI's `range` is a number with a slider; a terminal has no slider, so it is a number here.
 TYPE_ALIASES: dict[str, FieldType] = {"range": "number", "datetime": "datetime-local", "string": "text"}

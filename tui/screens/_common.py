@@ -1,4 +1,4 @@
-"""Small pieces the management screens share: safe text and the modal frame's CSS.
+"""Small pieces the management screens share: safe text, the modal frame's CSS and the forms' rows and buttons.
 
 Anything a model, a tool, an MCP server or a config file wrote is untrusted: it may carry terminal escape
 sequences (Textual passes ESC through to the terminal) or Textual markup (which would style text or create
@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Button, Label
 
 from ..sanitize import clean
 
@@ -86,3 +92,46 @@ FORM_CSS = """
 }
 """
 """Rows of "label  field" with compact widgets, so a whole form fits in 80×24 without scrolling."""
+
+
+def field_row(label: str, widget: Widget) -> ComposeResult:
+    """One `FORM_CSS` row: the label, then the field ("" for a checkbox that names itself)."""
+    with Horizontal(classes="field-row"):
+        yield Label(label, classes="field-label")
+        yield widget
+
+
+class FormFrame(ModalFrame[ResultT]):
+    """A form: ctrl+s or its Save button calls `action_save`; Esc or Cancel dismisses with None.
+
+    The keys and buttons behave the same in every form, so they are written here once.
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save"),
+    ]
+
+    @staticmethod
+    def save_and_cancel() -> ComposeResult:
+        """The row of buttons at the foot of the form."""
+        with Horizontal(classes="buttons"):
+            yield Button("Save", variant="primary", id="save")
+            yield Button("Cancel", id="cancel")
+
+    def action_save(self) -> None:
+        """Dismiss with what the form describes, or show why it cannot be saved yet."""
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#save")
+    def _save_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_save()
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_cancel()

@@ -11,16 +11,14 @@ import re
 import shlex
 from collections.abc import Collection, Mapping
 
-from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from textual.widgets import Checkbox, Input, Select, Static
 
 from visindigo.engine.mcp_server import MCPServer
 
-from ._common import FORM_CSS, ModalFrame
+from ._common import FORM_CSS, FormFrame, field_row
 
 KEPT = "<kept>"
 TRANSPORTS: list[tuple[str, str]] = [
@@ -66,13 +64,8 @@ def parse_pairs(text: str, old: Mapping[str, str], what: str) -> dict[str, str]:
     return pairs
 
 
-class MCPServerFormScreen(ModalFrame[MCPServer | None]):
+class MCPServerFormScreen(FormFrame[MCPServer | None]):
     """Add (`server=None`) or edit an MCP server. Ctrl+S saves; Esc cancels; problems are named, nothing lost."""
-
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "save", "Save"),
-    ]
 
     DEFAULT_CSS = FORM_CSS + """
     MCPServerFormScreen > .frame {
@@ -95,37 +88,29 @@ class MCPServerFormScreen(ModalFrame[MCPServer | None]):
         with Vertical(classes="frame") as frame:
             frame.border_title = "Edit MCP server" if old else "Add an MCP server"
             frame.border_subtitle = "tab next field · ctrl+s save · esc cancel"
-            yield from self._row("Name", Input(old.name if old else "", id="name", compact=True, max_length=64,
+            yield from field_row("Name", Input(old.name if old else "", id="name", compact=True, max_length=64,
                                                placeholder="e.g. time"))
-            yield from self._row("Transport", Select(TRANSPORTS, value=old.kind if old else "stdio",
+            yield from field_row("Transport", Select(TRANSPORTS, value=old.kind if old else "stdio",
                                                      allow_blank=False, id="transport", compact=True))
-            yield from self._row("Command", Input(old.command if old else "", id="command", compact=True,
+            yield from field_row("Command", Input(old.command if old else "", id="command", compact=True,
                                                   placeholder="e.g. uvx (stdio)"))
-            yield from self._row("Arguments", Input(shlex.join(old.args) if old else "", id="args", compact=True,
+            yield from field_row("Arguments", Input(shlex.join(old.args) if old else "", id="args", compact=True,
                                                     placeholder="e.g. mcp-server-time --local-timezone UTC"))
-            yield from self._row("Environment", Input(format_pairs(old.env) if old else "", id="env", compact=True,
+            yield from field_row("Environment", Input(format_pairs(old.env) if old else "", id="env", compact=True,
                                                       placeholder="NAME=value NAME2=${VAR} (optional)"))
-            yield from self._row("URL", Input(old.url if old else "", id="url", compact=True,
+            yield from field_row("URL", Input(old.url if old else "", id="url", compact=True,
                                               placeholder="https://host/mcp (HTTP or SSE)"))
-            yield from self._row("Headers", Input(format_pairs(old.headers) if old else "", id="headers",
+            yield from field_row("Headers", Input(format_pairs(old.headers) if old else "", id="headers",
                                                   compact=True, placeholder="Authorization='Bearer ${TOKEN}'"))
-            yield from self._row("Tool calls", Select(APPROVALS, value=old.approval if old else "ask",
+            yield from field_row("Tool calls", Select(APPROVALS, value=old.approval if old else "ask",
                                                       allow_blank=False, id="approval", compact=True))
-            yield from self._row("Timeout (s)", Input(f"{old.timeout:g}" if old else "30", id="timeout",
+            yield from field_row("Timeout (s)", Input(f"{old.timeout:g}" if old else "30", id="timeout",
                                                       compact=True, type="number"))
-            yield from self._row("", Checkbox("Enabled", old.enabled if old else True, id="enabled", compact=True))
-            yield from self._row("", Checkbox("Start with the app", old.start_on_launch if old else False,
+            yield from field_row("", Checkbox("Enabled", old.enabled if old else True, id="enabled", compact=True))
+            yield from field_row("", Checkbox("Start with the app", old.start_on_launch if old else False,
                                               id="start_on_launch", compact=True))
             yield Static("", id="error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Save", variant="primary", id="save")
-                yield Button("Cancel", id="cancel")
-
-    @staticmethod
-    def _row(label: str, widget: Input | Select[str] | Checkbox) -> ComposeResult:
-        with Horizontal(classes="field-row"):
-            yield Label(label, classes="field-label")
-            yield widget
+            yield from self.save_and_cancel()
 
     def on_mount(self) -> None:
         self.query_one("#name", Input).focus()
@@ -197,16 +182,3 @@ class MCPServerFormScreen(ModalFrame[MCPServer | None]):
             self.query_one("#error", Static).update(Content(f"Cannot save: {error}."))
             return
         self.dismiss(server)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#save")
-    def _save_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_save()
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_cancel()

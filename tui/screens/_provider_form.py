@@ -12,16 +12,15 @@ from dataclasses import dataclass
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.validation import Function, Regex
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from textual.widgets import Checkbox, Input, Select, Static
 
 from visindigo.engine.provider import ModelInfo, Provider
 from visindigo.engine.providers.models import DEFAULT_LISTED_CAPABILITIES
 
-from ._common import FORM_CSS, ModalFrame
+from ._common import FORM_CSS, FormFrame, field_row
 
 KINDS: list[tuple[str, str]] = [("OpenAI-compatible", "openai"), ("Anthropic", "anthropic")]
 DEFAULT_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com/v1"}
@@ -61,13 +60,8 @@ class ProviderDraft:
     api_key: str | None = None
 
 
-class ProviderFormScreen(ModalFrame[ProviderDraft | None]):
+class ProviderFormScreen(FormFrame[ProviderDraft | None]):
     """Add a provider (`provider=None`) or edit one. Ctrl+S saves; Esc cancels; invalid fields are named."""
-
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "save", "Save"),
-    ]
 
     DEFAULT_CSS = FORM_CSS + """
     ProviderFormScreen > .frame {
@@ -96,61 +90,44 @@ class ProviderFormScreen(ModalFrame[ProviderDraft | None]):
         with Vertical(classes="frame") as frame:
             frame.border_title = self._title
             frame.border_subtitle = "tab next field · ctrl+s save · esc cancel"
-            with Horizontal(classes="field-row"):
-                yield Label("Id", classes="field-label")
-                yield Input(
-                    start.id if start else "", id="id", compact=True, disabled=editing,
-                    placeholder="short name used in the config, e.g. openai", max_length=64,
-                    validators=[
-                        Regex(PROVIDER_ID, failure_description="the id may use letters, digits, '-' and '_'"),
-                        Function(lambda v: v not in self._taken, "there is a provider with this id already"),
-                    ],
-                )
-            with Horizontal(classes="field-row"):
-                yield Label("Name", classes="field-label")
-                yield Input(start.name if start and start.name != start.id else "", id="name", compact=True,
-                            placeholder="shown in lists (optional)")
-            with Horizontal(classes="field-row"):
-                yield Label("Kind", classes="field-label")
-                yield Select(KINDS, value=kind, allow_blank=False, id="kind", compact=True)
-            with Horizontal(classes="field-row"):
-                yield Label("Base URL", classes="field-label")
-                yield Input(
-                    start.base_url if start else DEFAULT_URLS[kind], id="base_url", compact=True,
-                    placeholder="http://127.0.0.1:8080/v1",
-                    validators=[Regex(URL, failure_description="the base URL must start with http:// or https://")],
-                )
-            with Horizontal(classes="field-row"):
-                yield Label("Key env variable", classes="field-label")
-                yield Input(
-                    start.api_key_env if start else "", id="api_key_env", compact=True,
-                    placeholder="e.g. OPENAI_API_KEY (optional)", valid_empty=True,
-                    validators=[Regex(ENV_NAME, failure_description=(
-                        "the key variable must be the name of an environment variable (letters, digits and _), "
-                        "not the key itself"))],
-                )
-            with Horizontal(classes="field-row"):
-                yield Label("API key", classes="field-label")
-                status = key_status(self._old) if self._old else ""
-                placeholder = (f"{status}: type to replace, empty keeps it" if status.startswith("set (stored)")
-                               else "paste a key to store it (optional)")
-                yield Input("", id="api_key", password=True, compact=True, placeholder=placeholder)
+            yield from field_row("Id", Input(
+                start.id if start else "", id="id", compact=True, disabled=editing,
+                placeholder="short name used in the config, e.g. openai", max_length=64,
+                validators=[
+                    Regex(PROVIDER_ID, failure_description="the id may use letters, digits, '-' and '_'"),
+                    Function(lambda v: v not in self._taken, "there is a provider with this id already"),
+                ],
+            ))
+            yield from field_row("Name", Input(start.name if start and start.name != start.id else "", id="name",
+                                               compact=True, placeholder="shown in lists (optional)"))
+            yield from field_row("Kind", Select(KINDS, value=kind, allow_blank=False, id="kind", compact=True))
+            yield from field_row("Base URL", Input(
+                start.base_url if start else DEFAULT_URLS[kind], id="base_url", compact=True,
+                placeholder="http://127.0.0.1:8080/v1",
+                validators=[Regex(URL, failure_description="the base URL must start with http:// or https://")],
+            ))
+            yield from field_row("Key env variable", Input(
+                start.api_key_env if start else "", id="api_key_env", compact=True,
+                placeholder="e.g. OPENAI_API_KEY (optional)", valid_empty=True,
+                validators=[Regex(ENV_NAME, failure_description=(
+                    "the key variable must be the name of an environment variable (letters, digits and _), "
+                    "not the key itself"))],
+            ))
+            status = key_status(self._old) if self._old else ""
+            placeholder = (f"{status}: type to replace, empty keeps it" if status.startswith("set (stored)")
+                           else "paste a key to store it (optional)")
+            yield from field_row("API key", Input("", id="api_key", password=True, compact=True,
+                                                  placeholder=placeholder))
             if self._old is not None and key_source(self._old) == "stored":
-                with Horizontal(classes="field-row"):
-                    yield Label("", classes="field-label")
-                    yield Checkbox("Forget the stored key", id="forget_key", compact=True)
-            with Horizontal(classes="field-row"):
-                yield Label("Default model", classes="field-label")
-                yield Input(start.default_model if start else "", id="default_model", compact=True,
-                            placeholder="model id (optional)")
-            with Horizontal(classes="field-row"):
-                yield Label("Models", classes="field-label")
-                yield Input(", ".join(m.id for m in start.models) if start else "", id="models", compact=True,
-                            placeholder="ids, comma-separated (optional: listed from the endpoint)")
+                yield from field_row("", Checkbox("Forget the stored key", id="forget_key", compact=True))
+            yield from field_row("Default model", Input(start.default_model if start else "", id="default_model",
+                                                        compact=True, placeholder="model id (optional)"))
+            yield from field_row("Models", Input(
+                ", ".join(m.id for m in start.models) if start else "", id="models", compact=True,
+                placeholder="ids, comma-separated (optional: listed from the endpoint)",
+            ))
             yield Static("", id="error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Save", variant="primary", id="save")
-                yield Button("Cancel", id="cancel")
+            yield from self.save_and_cancel()
 
     def on_mount(self) -> None:
         first = "#name" if self._old is not None else "#id"
@@ -221,16 +198,3 @@ class ProviderFormScreen(ModalFrame[ProviderDraft | None]):
         elif api_key is None and old is not None and key_source(old) == "stored":
             provider.api_key = old.api_key
         return ProviderDraft(provider, api_key)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#save")
-    def _save_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_save()
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_cancel()

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Button, Checkbox, DataTable, Input, Label, Static
+from textual.widgets import Button, Checkbox, DataTable, Input, Static
 
 from visindigo.engine import config as config_writer
 from visindigo.engine.center import Center
@@ -28,7 +28,7 @@ from visindigo.engine.mcp.status import ServerState, ServerStatus
 from visindigo.engine.mcp_server import MCPServer
 from visindigo.engine.paths import Paths
 
-from ._common import FORM_CSS, ModalFrame, sanitize
+from ._common import FORM_CSS, ModalFrame, field_row, sanitize
 from ._mcp_form import MCPServerFormScreen
 from .confirm import ConfirmScreen
 
@@ -79,13 +79,9 @@ class ImportScreen(ModalFrame[tuple[Path, bool] | None]):
             frame.border_subtitle = "enter import · esc cancel"
             yield Static(Content("A JSON file with \"mcpServers\" (Claude Desktop, Cursor, Claude Code) or "
                                  "\"servers\" (VS Code)."), classes="hint")
-            with Horizontal(classes="field-row"):
-                yield Label("File", classes="field-label")
-                yield Input(str(self._default) if self._default else "", id="path", compact=True,
-                            placeholder="path/to/claude_desktop_config.json")
-            with Horizontal(classes="field-row"):
-                yield Label("", classes="field-label")
-                yield Checkbox("Replace servers of the same name", id="replace", compact=True)
+            yield from field_row("File", Input(str(self._default) if self._default else "", id="path", compact=True,
+                                               placeholder="path/to/claude_desktop_config.json"))
+            yield from field_row("", Checkbox("Replace servers of the same name", id="replace", compact=True))
             yield Static("", id="error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Import", variant="primary", id="import")

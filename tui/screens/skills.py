@@ -14,17 +14,17 @@ from enum import Enum
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.validation import Function, Length
-from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
+from textual.widgets import Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from visindigo.engine.center import Center
 from visindigo.engine.dialog import Dialog
 from visindigo.engine.skill import Skill
 
-from ._common import ModalFrame, clip, safe, sanitize
+from ._common import FormFrame, ModalFrame, clip, safe, sanitize
 
 PREVIEW_LIMIT = 4_000
 
@@ -64,13 +64,8 @@ def skill_rows(center_skills: Sequence[Skill], dialog_skills: Sequence[Skill],
     return rows
 
 
-class SkillFormScreen(ModalFrame[Skill | None]):
+class SkillFormScreen(FormFrame[Skill | None]):
     """Write or edit one dialog-only skill. Ctrl+S saves, Esc cancels; nothing is saved while a field is wrong."""
-
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "save", "Save"),
-    ]
 
     DEFAULT_CSS = """
     SkillFormScreen > .frame {
@@ -112,9 +107,7 @@ class SkillFormScreen(ModalFrame[Skill | None]):
             yield Label("What the assistant should always do (becomes part of the system prompt)")
             yield TextArea(skill.content if skill else "", id="content", soft_wrap=True, tab_behavior="focus")
             yield Static("", id="error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Save", variant="primary", id="save")
-                yield Button("Cancel", id="cancel")
+            yield from self.save_and_cancel()
 
     def on_mount(self) -> None:
         self.query_one("#name", Input).focus()
@@ -138,19 +131,6 @@ class SkillFormScreen(ModalFrame[Skill | None]):
             content=self.query_one("#content", TextArea).text,
             description=self.query_one("#description", Input).value.strip(),
         ))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#save")
-    def _save_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_save()
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_cancel()
 
 
 class SkillsScreen(ModalFrame[bool]):

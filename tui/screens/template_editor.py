@@ -14,12 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from visindigo.engine import Prompt
 
 from ..sanitize import clean
+from ._common import ModalFrame
 from .confirm import ConfirmScreen
 
 SaveCallback = Callable[[Prompt], str | None]
@@ -30,7 +30,7 @@ SYNTAX_HINT = (
 )
 
 
-class TemplateEditorScreen(ModalScreen[Prompt | None]):
+class TemplateEditorScreen(ModalFrame[Prompt | None]):
     """Dismisses with the saved `Prompt`, or None when cancelled."""
 
     BINDINGS = [
@@ -39,20 +39,10 @@ class TemplateEditorScreen(ModalScreen[Prompt | None]):
     ]
 
     DEFAULT_CSS = """
-    TemplateEditorScreen {
-        align: center middle;
-    }
     TemplateEditorScreen > #frame {
         width: 100;
-        max-width: 100%;
         height: 100%;
         max-height: 40;
-        border: round $primary;
-        border-title-color: $text-primary;
-        border-title-style: bold;
-        border-subtitle-color: $text-muted;
-        background: $surface;
-        padding: 0 1;
     }
     TemplateEditorScreen .row {
         height: 1;
@@ -102,7 +92,7 @@ class TemplateEditorScreen(ModalScreen[Prompt | None]):
         self.title_text = title or ("Edit template" if initial is not None and initial.name else "New template")
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="frame") as frame:
+        with Vertical(id="frame", classes="frame") as frame:
             frame.border_title = self.title_text
             frame.border_subtitle = "ctrl+s save · esc cancel"
             with Horizontal(classes="row"):

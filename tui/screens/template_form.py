@@ -25,7 +25,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Select, Static, TextArea
 
 from visindigo.engine import Message, Prompt
@@ -33,6 +32,7 @@ from visindigo.engine.templates import Clock, TemplateField
 from visindigo.engine.templates.mcp import MCPPromptTemplate
 
 from ..sanitize import clean
+from ._common import ModalFrame
 from .template_fields import FieldRow
 
 FormTemplate: TypeAlias = Prompt | MCPPromptTemplate
@@ -59,7 +59,7 @@ class TemplateResult:
             object.__setattr__(self, "messages", (self.message,))
 
 
-class TemplateFormScreen(ModalScreen[TemplateResult | None]):
+class TemplateFormScreen(ModalFrame[TemplateResult | None]):
     """Fill a template's fields, watch the message take shape, then send it or take it to the composer."""
 
     BINDINGS = [
@@ -70,20 +70,10 @@ class TemplateFormScreen(ModalScreen[TemplateResult | None]):
     ]
 
     DEFAULT_CSS = """
-    TemplateFormScreen {
-        align: center middle;
-    }
     TemplateFormScreen > #frame {
         width: 100;
-        max-width: 100%;
         height: 100%;
         max-height: 40;
-        border: round $primary;
-        border-title-color: $text-primary;
-        border-title-style: bold;
-        border-subtitle-color: $text-muted;
-        background: $surface;
-        padding: 0 1;
     }
     TemplateFormScreen #about {
         color: $text-muted;
@@ -162,7 +152,7 @@ class TemplateFormScreen(ModalScreen[TemplateResult | None]):
     # --- layout ------------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="frame") as frame:
+        with Vertical(id="frame", classes="frame") as frame:
             frame.border_title = Content(clean(self.template.name))
             frame.border_subtitle = "ctrl+s send · ctrl+o edit first · esc cancel"
             if self.template.description:

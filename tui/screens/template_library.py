@@ -19,7 +19,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.events import Key
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -28,6 +27,7 @@ from visindigo.engine.templates import Clock
 from visindigo.engine.templates.library import TemplateEntry, TemplateError, TemplateLibrary
 
 from ..sanitize import clean
+from ._common import ModalFrame
 from .confirm import ConfirmScreen
 from .template_editor import SaveCallback, TemplateEditorScreen
 from .template_form import TemplateFormScreen, TemplateResult
@@ -38,7 +38,7 @@ DETAIL_LIMIT = 4_000
 _SOURCE_WORDS = {"dialog": "this dialog", "file": "your library", "center": "built in", "mcp": "MCP server"}
 
 
-class TemplateLibraryScreen(ModalScreen[TemplateResult | None]):
+class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
     BINDINGS = [
         Binding("escape", "close", "Close"),
         Binding("slash,ctrl+f", "search", "Search", show=False),
@@ -50,20 +50,10 @@ class TemplateLibraryScreen(ModalScreen[TemplateResult | None]):
     ]
 
     DEFAULT_CSS = """
-    TemplateLibraryScreen {
-        align: center middle;
-    }
     TemplateLibraryScreen > #frame {
         width: 110;
-        max-width: 100%;
         height: 100%;
         max-height: 40;
-        border: round $primary;
-        border-title-color: $text-primary;
-        border-title-style: bold;
-        border-subtitle-color: $text-muted;
-        background: $surface;
-        padding: 0 1;
     }
     TemplateLibraryScreen #search {
         background: $boost;
@@ -116,7 +106,7 @@ class TemplateLibraryScreen(ModalScreen[TemplateResult | None]):
     # --- layout and listing ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="frame") as frame:
+        with Vertical(id="frame", classes="frame") as frame:
             frame.border_title = "Templates"
             frame.border_subtitle = "enter use · / search · n new · e edit · c duplicate · d delete · esc close"
             yield Input(placeholder="/ Search: a few letters of a name, tag or description", id="search",

@@ -152,6 +152,34 @@ async def test_the_drawer_follows_the_stream_live_and_shows_old_messages_reasoni
         assert screen.drawer.text == "thinking about old question"
 
 
+async def test_short_reasoning_reads_from_the_top_and_long_live_reasoning_follows_its_end() -> None:
+    """Textual's anchor puts short content at the bottom of a view; the drawer must not (it read as blank)."""
+    long_thought = "".join(f"line {n} of a long thought\n" for n in range(80))
+    turns = [
+        [ReasoningPart("a short thought"), Pause(0.6), TextPart("one"), FinishPart("stop")],
+        [ReasoningPart(long_thought[:400]), Pause(0.6), ReasoningPart(long_thought[400:]), Pause(0.6), TextPart("two"),
+         FinishPart("stop")],
+    ]  # fmt: skip
+    app = make_app(turns)
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = main_screen(app)
+        scroll = screen.drawer.query_one("VerticalScroll")
+        await type_text(pilot, "first")
+        await pilot.press("enter")
+        await pilot.pause(0.4)
+        text_widget = screen.drawer.query_one(".text")
+        assert screen.drawer.source == "stream" and screen.drawer.text == "a short thought"
+        assert text_widget.region.y == scroll.region.y  # at the top, right under the title
+        await settle(pilot)
+        assert text_widget.region.y == scroll.region.y
+        await type_text(pilot, "second")
+        await pilot.press("enter")
+        await pilot.pause(0.9)
+        assert screen.drawer.source == "stream" and "line 79" in screen.drawer.text
+        assert scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y  # following the end
+        await settle(pilot)
+
+
 # --- tools -------------------------------------------------------------------------------------------------------
 
 

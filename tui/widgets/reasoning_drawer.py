@@ -69,6 +69,7 @@ class ReasoningDrawer(Vertical):
         self.source = "message"
         self._cleaner = None
         self._parts = [clean(reasoning)] if reasoning else []
+        self._scroll.anchor(False)
         self._title.update(Content(title))
         self._render_text()
         self._scroll.scroll_home(animate=False, immediate=True)
@@ -79,9 +80,9 @@ class ReasoningDrawer(Vertical):
         self._shown = 0
         self._parts = []
         self._cleaner = StreamCleaner()
+        self._scroll.anchor(False)
         self._title.update(Content(title))
         self._render_text()
-        self._scroll.anchor()
 
     def feed(self, round_number: int, parts: list[str]) -> bool:
         """Take the reasoning parts of the streaming round not shown yet; True if anything changed."""
@@ -103,3 +104,16 @@ class ReasoningDrawer(Vertical):
         else:
             self._text.update(Content("No reasoning for this message."))
             self._text.set_classes("empty")
+        if self.source == "stream":
+            self.call_after_refresh(self._follow_stream)
+
+    def _follow_stream(self) -> None:
+        """Keep live reasoning in view once it is longer than the drawer, and read from the top until then.
+
+        Textual's anchor sits short content at the bottom of the view (right for a chat, odd for notes), so
+        the drawer anchors only when the text overflows.
+        """
+        if self.source != "stream" or self._scroll.is_anchored:
+            return
+        if self._text.outer_size.height > self._scroll.scrollable_content_region.height:
+            self._scroll.anchor()

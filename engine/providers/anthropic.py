@@ -24,7 +24,7 @@ from typing import Any
 
 from ..capability import Capability
 from ..message import Message, Role
-from ..provider import ModelInfo, Provider
+from ..provider import ModelInfo
 from ._httpx import httpx
 from .base import (
     ChatRequest,
@@ -34,10 +34,9 @@ from .base import (
     TextPart,
     ToolCallPart,
     UsagePart,
-    extra_headers,
 )
 from .history import sendable_history
-from .http import HTTPTransport, error_text, transport_error
+from .http import HTTPAdapter, error_text, transport_error
 from .sse import sse_batches
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicAdapter", "build_body", "wire_messages"]
@@ -47,37 +46,23 @@ DEFAULT_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
 
 
-class AnthropicAdapter:
+class AnthropicAdapter(HTTPAdapter):
     """One Anthropic Messages endpoint; holds its HTTP client."""
-
-    def __init__(self, provider: Provider) -> None:
-        self.provider = provider
-        self.http = HTTPTransport(provider)
 
     @property
     def base_url(self) -> str:
         base = self.provider.base_url or DEFAULT_BASE_URL
         return base if base.endswith("/v1") else f"{base}/v1"
 
-    def _headers(self, accept: str) -> dict[str, str]:
-        headers = {
-            "Accept": accept,
-            "anthropic-version": str(self.provider.settings.get("anthropic_version") or DEFAULT_VERSION),
-        }
+    def _own_headers(self) -> dict[str, str]:
+        headers = {"anthropic-version": str(self.provider.settings.get("anthropic_version") or DEFAULT_VERSION)}
         key = self.provider.api_key
         if key:
             headers["x-api-key"] = key
-        headers.update(extra_headers(self.provider))
         return headers
 
-    async def aclose(self) -> None:
-        await self.http.aclose()
-
     async def list_models(self) -> list[ModelInfo]:
-        data = await self.http.get_json(f"{self.base_url}/models", self._headers("application/json"))
-        entries = data.get("data") if isinstance(data, dict) else None
-        if not isinstance(entries, list):
-            raise self.http.fail("the model list has an unexpected shape (no 'data' array)")
+        entries = await self._model_entries(f"{self.base_url}/models", "data")
         return [
             ModelInfo(str(entry["id"]), name=str(entry.get("display_name") or ""))
             for entry in entries

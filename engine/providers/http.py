@@ -22,9 +22,9 @@ from typing import Any
 
 from ..provider import Provider
 from ._httpx import httpx
-from .base import ProviderError, redact
+from .base import ProviderError, extra_headers, redact
 
-__all__ = ["HTTPTransport", "error_from_body", "transport_error"]
+__all__ = ["HTTPAdapter", "HTTPTransport", "error_from_body", "transport_error"]
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 #: Retry-After values above this are not waited for: the user is told instead.
@@ -154,6 +154,37 @@ class HTTPTransport:
             retryable=status in RETRY_STATUSES,
             retry_after=retry_after,
         )
+
+
+class HTTPAdapter:
+    """What the two HTTP adapters do alike: hold the provider and its transport, build the headers of a request
+    (the wire format adds its own in `_own_headers`, the user's `headers` come last), fetch the model list.
+    """
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        self.http = HTTPTransport(provider)
+
+    def _own_headers(self) -> dict[str, str]:
+        """The wire format's headers: the API key in its place, a version."""
+        return {}
+
+    def _headers(self, accept: str) -> dict[str, str]:
+        headers = {"Accept": accept, **self._own_headers()}
+        headers.update(extra_headers(self.provider))
+        return headers
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    async def _model_entries(self, url: str, *keys: str) -> list[Any]:
+        """The array under the first of `keys` in the model list at `url`; a ProviderError when there is none."""
+        data = await self.http.get_json(url, self._headers("application/json"))
+        for key in keys:
+            entries = data.get(key) if isinstance(data, dict) else None
+            if isinstance(entries, list):
+                return entries
+        raise self.http.fail("the model list has an unexpected shape (no 'data' array)")
 
 
 def error_from_body(text: str) -> str:

@@ -38,10 +38,9 @@ from .base import (
     TextPart,
     ToolCallPart,
     UsagePart,
-    extra_headers,
 )
 from .history import sendable_history
-from .http import HTTPTransport, error_text, transport_error
+from .http import HTTPAdapter, error_text, transport_error
 from .sse import sse_batches
 from .think import ThinkSplitter
 
@@ -50,32 +49,19 @@ __all__ = ["OpenAIAdapter", "build_body", "wire_messages"]
 _DECODER = json.JSONDecoder()
 
 
-class OpenAIAdapter:
+class OpenAIAdapter(HTTPAdapter):
     """One OpenAI-compatible endpoint; holds its HTTP client."""
 
     def __init__(self, provider: Provider) -> None:
-        self.provider = provider
-        self.http = HTTPTransport(provider)
+        super().__init__(provider)
         self.stream_usage = provider.settings.get("stream_usage", True) is not False
 
-    def _headers(self, accept: str) -> dict[str, str]:
-        headers = {"Accept": accept}
+    def _own_headers(self) -> dict[str, str]:
         key = self.provider.api_key
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        headers.update(extra_headers(self.provider))
-        return headers
-
-    async def aclose(self) -> None:
-        await self.http.aclose()
+        return {"Authorization": f"Bearer {key}"} if key else {}
 
     async def list_models(self) -> list[ModelInfo]:
-        data = await self.http.get_json(f"{self.provider.base_url}/models", self._headers("application/json"))
-        entries = data.get("data") if isinstance(data, dict) else None
-        if not isinstance(entries, list) and isinstance(data, dict):
-            entries = data.get("models")
-        if not isinstance(entries, list):
-            raise self.http.fail("the model list has an unexpected shape (no 'data' array)")
+        entries = await self._model_entries(f"{self.provider.base_url}/models", "data", "models")
         models = []
         for entry in entries:
             if isinstance(entry, dict):

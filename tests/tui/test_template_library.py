@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import http.server
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from textual.widgets import Input, OptionList, Static, TextArea
 
+from tests.local_page import serve_page
 from visindigo.engine import Center, Dialog, MCPServer, Message, Prompt, Role
 from visindigo.engine.mcp import MCPManager, MCPPromptInfo, PromptArgument
 from visindigo.engine.templates.library import TemplateLibrary
@@ -271,27 +270,10 @@ PAGE = b"""<!doctype html><html><head><title>Note</title></head>
 <body><article><h1>Note</h1><p>The word of the day is <b>quince</b>.</p></article></body></html>"""
 
 
-class _PageHandler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def page_url() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _PageHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/note.html"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_page(PAGE, "/note.html") as url:
+        yield url
 
 
 async def test_a_real_mcp_servers_prompt_is_listed_filled_and_rendered_by_the_server(

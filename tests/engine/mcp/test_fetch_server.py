@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import http.server
 import json
 import sys
-import threading
 from collections.abc import Iterator
 
 import pytest
 
+from tests.local_page import serve_page
 from visindigo.engine import MCPServer, Role
 from visindigo.engine.mcp import MCPManager, MCPServerError
 from visindigo.engine.tool_runner import run_function
@@ -19,31 +18,10 @@ PAGE = b"""<!doctype html><html><head><title>Loopback page</title></head>
 <p>This page is served by the test on 127.0.0.1 and nowhere else.</p></article></body></html>"""
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        if self.path != "/page.html":
-            self.send_error(404)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def page_url() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/page.html"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_page(PAGE, "/page.html") as url:
+        yield url
 
 
 def fetch_server() -> MCPServer:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import http.server
 import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.local_page import serve_page
 from visindigo.engine import Center, MCPServer, Message, Role
 from visindigo.engine.mcp import MCPManager, MCPPromptInfo, MCPServerError, PromptArgument
 from visindigo.engine.templates import TemplateField
@@ -108,27 +107,10 @@ PAGE = b"""<!doctype html><html><head><title>Template page</title></head>
 <body><article><h1>Template page</h1><p>The password of the day is <b>marmalade</b>.</p></article></body></html>"""
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def page_url() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/page.html"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_page(PAGE, "/page.html") as url:
+        yield url
 
 
 @pytest.fixture

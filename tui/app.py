@@ -85,8 +85,6 @@ class VisindigoApp(App[None]):
         super().__init__()
         self.center = center
         self.options = options or AppOptions()
-        #: The last text copied (text, what), for "save last copy to a file".
-        self.last_copied: tuple[str, str] | None = None
         self._library: TemplateLibrary | None = None
         self._template_folder: TemporaryDirectory[str] | None = None
         self._startup_notices: list[str] = list(center.notices)
@@ -150,7 +148,7 @@ class VisindigoApp(App[None]):
     def get_default_screen(self) -> MainScreen:
         """The main screen is the first screen (no blank screen is drawn and replaced at start-up)."""
         fps = configured_fps(self.center, self.options)
-        return MainScreen(self.center, stream_fps=fps, dialog=self._apply_choices())
+        return MainScreen(self.center, stream_fps=fps, dialog=self._apply_choices(), services=self)
 
     async def on_mount(self) -> None:
         if self.center.mcp_servers:
@@ -158,8 +156,9 @@ class VisindigoApp(App[None]):
         for notice in self._startup_notices:
             self.notify(notice, severity="warning", timeout=10, markup=False)
 
-    async def main_screen_ready(self, screen: MainScreen) -> None:
+    async def on_main_screen_ready(self, message: MainScreen.Ready) -> None:
         """The main screen is mounted: seed the demo, offer first-run setup, or ask the demo's live question."""
+        screen = message.screen
         if self._gc_paused:
             self.call_after_refresh(self._resume_gc)
         if self.options.demo:
@@ -208,7 +207,7 @@ class VisindigoApp(App[None]):
                 timeout=15,
             )
         main.refresh_tree()
-        main._refresh_status()
+        main.status_line.refresh_now()
 
     @property
     def main_screen(self) -> MainScreen | None:

@@ -13,13 +13,13 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..env_refs import UnsetVariable
 from ..message import Message
-from ..provider import ModelInfo, Provider
+from ..model_info import ModelInfo
 
 __all__ = [
     "Adapter",
     "ChatRequest",
+    "Endpoint",
     "FinishPart",
     "ProviderError",
     "ReasoningPart",
@@ -27,7 +27,6 @@ __all__ = [
     "TextPart",
     "ToolCallPart",
     "UsagePart",
-    "extra_headers",
     "redact",
 ]
 
@@ -136,6 +135,26 @@ class ProviderError(Exception):
         self.retry_after = retry_after
 
 
+class Endpoint(Protocol):
+    """What an adapter reads of its provider (a `Provider`; named here so the adapters need not import it, which
+    lets `Provider.adapter` make one on first use without an import cycle)."""
+
+    name: str
+    kind: str
+    base_url: str
+    api_key_env: str
+    connect_timeout: float
+    read_timeout: float
+    settings: dict[str, Any]
+
+    @property
+    def api_key(self) -> str | None: ...
+
+    def request_headers(self) -> dict[str, str]: ...
+
+    def secrets(self) -> list[str]: ...
+
+
 @runtime_checkable
 class Adapter(Protocol):
     """One provider's wire format. An adapter holds the provider's HTTP client; `aclose` releases it."""
@@ -169,11 +188,3 @@ def redact(text: str, secret: str | None) -> str:
 
 
 _KEYLIKE = re.compile(r"[A-Za-z0-9_\-]{8,}")
-
-
-def extra_headers(provider: Provider) -> dict[str, str]:
-    """The provider's configured headers with `${VAR}` references expanded; a missing variable is a `ProviderError`."""
-    try:
-        return provider.request_headers()
-    except UnsetVariable as missing:
-        raise ProviderError(f"{provider.name}: {missing}") from None

@@ -5,7 +5,7 @@ inside functions (the engine and the TUI import much lazily, for start-up speed,
 dependency). Where a part must reach one above it, it goes through a protocol defined below both: a dialog asks
 its Center through `engine.lookup.DialogHost`, an adapter reads its provider through `providers.base.Endpoint`,
 the store's tracker writes through `DialogWrites`, the config is applied to a `ConfigTarget`; the main screen
-receives the app's services as `AppServices` and announces itself with a message instead of calling the app.
+receives the app's services (readiness included) as the `AppServices` protocol.
 """
 
 from __future__ import annotations

@@ -156,9 +156,8 @@ class VisindigoApp(App[None]):
         for notice in self._startup_notices:
             self.notify(notice, severity="warning", timeout=10, markup=False)
 
-    async def on_main_screen_ready(self, message: MainScreen.Ready) -> None:
+    async def main_screen_ready(self, screen: MainScreen) -> None:
         """The main screen is mounted: seed the demo, offer first-run setup, or ask the demo's live question."""
-        screen = message.screen
         if self._gc_paused:
             self.call_after_refresh(self._resume_gc)
         if self.options.demo:

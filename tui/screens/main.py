@@ -19,7 +19,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.message import Message as TextualMessage
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -57,13 +56,6 @@ class MainScreen(Screen[None]):
         (100, "-medium"),
         (120, "-wide"),
     ]
-
-    class Ready(TextualMessage):
-        """The screen is mounted and shows its first dialog (the app seeds the demo or offers setup then)."""
-
-        def __init__(self, screen: MainScreen) -> None:
-            super().__init__()
-            self.screen = screen
 
     def __init__(
         self,
@@ -112,7 +104,8 @@ class MainScreen(Screen[None]):
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
         self.call_after_refresh(self._fill_sidebar)  # hundreds of dialogs: after the first frame
-        self.post_message(self.Ready(self))
+        if self.services is not None:
+            await self.services.main_screen_ready(self)
 
     def on_unmount(self) -> None:
         self._unsubscribe()
@@ -122,8 +115,8 @@ class MainScreen(Screen[None]):
         self.status_line.refresh_now()
 
     async def _fill_sidebar(self) -> None:
-        await self.sidebar.populate()
         self.workbench.refresh_tree()
+        await self.sidebar.populate()  # draws the tree now, as the first thing after the first frame
 
     def refresh_tree(self, select_id: str = "") -> None:
         """Rebuild the tree index from the Center (the sidebar redraws itself)."""

@@ -56,7 +56,12 @@ def tell_refusals(method: F) -> F:
 
 
 class AppServices(Protocol):
-    """What the main screen needs from the application beyond Textual's `App`."""
+    """What the main screen needs from the application beyond Textual's `App` (the app passes itself; typed
+    here so that no screen imports the app)."""
+
+    async def main_screen_ready(self, screen: Any) -> None:
+        """The main screen is mounted and shows its first dialog (seed the demo, offer first-run setup)."""
+        ...
 
     def install_tool_source(self) -> None: ...
 

@@ -245,6 +245,8 @@ class Sidebar(Vertical):
         self.hint = Static(Content(""), classes="hint")
         self._timer: Timer | None = None
         self._unsubscribe = lambda: None
+        #: The index and selection drawn last: news of a tree already drawn does not rebuild it again.
+        self._drawn: tuple[TreeIndex, str] | None = None
 
     def on_mount(self) -> None:
         self._unsubscribe = listen(self, self.workbench)
@@ -256,10 +258,12 @@ class Sidebar(Vertical):
         return iter(())  # mounted after the screen's first frame: see `populate`
 
     async def populate(self) -> None:
-        """Mount the search box and the tree. The screen calls this once its first frame is on the terminal,
-        so start-up does not wait for a widget that hundreds of dialogs will fill anyway."""
+        """Mount the search box and the tree, and draw the workbench's tree index at once. The screen calls this
+        once its first frame is on the terminal, so start-up does not wait for a widget that hundreds of dialogs
+        will fill anyway."""
         if not self.dialog_tree.is_attached:
             await self.mount_all([self.search_input, self.hint, self.dialog_tree])
+        self.refresh_tree()
 
     @property
     def query_text(self) -> str:
@@ -309,10 +313,15 @@ class Sidebar(Vertical):
         if not self.dialog_tree.is_attached:
             return
         if self.query_text:
+            self._drawn = None
             self._search(self.query_text)
             return
+        drawn = (self.workbench.tree_index, select_id or self.workbench.shown.id)
+        if self._drawn is not None and drawn[0] is self._drawn[0] and drawn[1] == self._drawn[1]:
+            return
+        self._drawn = drawn
         running = set(self.workbench.runs.running_ids())
-        self.dialog_tree.rebuild(self.workbench.tree_index, select_id or self.workbench.shown.id, running)
+        self.dialog_tree.rebuild(*drawn, running)
 
     def mark(self, *dialog_ids: str) -> None:
         """Update the labels of these dialogs (running mark, current in bold) without rebuilding the tree."""

@@ -24,9 +24,16 @@ class WorkbenchNews(Message, bubble=False):
         self.event = event
 
 
-def listen(target: MessagePump, workbench: Workbench) -> Callable[[], None]:
-    """Post every workbench event to `target` from now on; returns the function that stops it."""
-    return workbench.subscribe(lambda event: target.post_message(WorkbenchNews(event)))
+def listen(target: MessagePump, workbench: Workbench, *only: type[WorkbenchEvent]) -> Callable[[], None]:
+    """Post the workbench's events (`only` these kinds, when given) to `target` from now on; returns the function
+    that stops it. Naming the kinds keeps a stream's frequent news (`TextArrived`) away from widgets that ignore
+    it."""
+
+    def post(event: WorkbenchEvent) -> None:
+        if not only or isinstance(event, only):
+            target.post_message(WorkbenchNews(event))
+
+    return workbench.subscribe(post)
 
 
 class DialogsChanged(Message):

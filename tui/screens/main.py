@@ -100,7 +100,7 @@ class MainScreen(Screen[None]):
         yield Footer(compact=True, show_command_palette=True)
 
     async def on_mount(self) -> None:
-        self._unsubscribe = listen(self, self.workbench)
+        self._unsubscribe = listen(self, self.workbench, news.RunEnded)
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
         self.call_after_refresh(self._fill_sidebar)  # hundreds of dialogs: after the first frame

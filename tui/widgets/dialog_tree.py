@@ -249,7 +249,9 @@ class Sidebar(Vertical):
         self._drawn: tuple[TreeIndex, str] | None = None
 
     def on_mount(self) -> None:
-        self._unsubscribe = listen(self, self.workbench)
+        self._unsubscribe = listen(
+            self, self.workbench, news.TreeChanged, news.ShownChanged, news.RunStarted, news.RunEnded
+        )
 
     def on_unmount(self) -> None:
         self._unsubscribe()

@@ -154,7 +154,7 @@ class MessagePane(MessageList, can_focus=True):
 
     async def on_mount(self) -> None:
         self._frame = self.set_interval(1 / self.fps, self._on_frame, pause=True, name="stream-frame")
-        self._unsubscribe = listen(self, self.workbench)
+        self._unsubscribe = listen(self, self.workbench, news.RunEvent)
         if self._initial is not None:
             await self.show(self._initial)
 

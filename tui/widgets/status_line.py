@@ -54,7 +54,10 @@ class StatusLine(Widget):
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(1.0, self.refresh_now, pause=True, name="status-ticker")
-        self._unsubscribe = listen(self, self.workbench)
+        self._unsubscribe = listen(
+            self, self.workbench, news.RunStarted, news.RunEnded, news.UsageChanged, news.ShownChanged,
+            news.DialogChanged,
+        )  # fmt: skip
 
     def on_unmount(self) -> None:
         self._unsubscribe()

@@ -46,7 +46,7 @@ class SideBySide(App[None]):
 def _script(request: Any) -> list[Any]:
     """Each dialog gets an answer naming its question, in two parts with a long pause between them."""
     question = request.messages[-1].content
-    return [TextPart(f"{question}: first part. "), Pause(2.5), TextPart(f"{question}: second part."),
+    return [TextPart(f"{question}: first part. "), Pause(6.0), TextPart(f"{question}: second part."),
             FinishPart("stop")]  # fmt: skip
 
 
@@ -63,7 +63,7 @@ async def test_two_panes_on_two_running_dialogs_both_stream_live() -> None:
         await pilot.pause()
         app.workbench.send("left question", app.left_dialog)
         app.workbench.send("right question", app.right_dialog)
-        for _ in range(60):  # the first parts are drawn at each pane's next frame; the second come 2.5 s later
+        for _ in range(100):  # the first parts are drawn at each pane's next frame; the second come 6 s later
             await pilot.pause(0.05)
             if "first part" in _source(app.left) and "first part" in _source(app.right):
                 break

@@ -87,7 +87,7 @@ temperature = 0.3
         "capabilities": ["text", "tools"],
         "context_window": 64000,
     }
-    assert "# my notes" not in paths.config_file.read_text(encoding="utf-8")  # documented: comments are not kept
+    assert "# my notes" in paths.config_file.read_text(encoding="utf-8")  # comments are kept (tomlkit)
     with pytest.raises(ConfigError, match="no provider 'zz'"):
         cfg.update_provider(paths, Provider("zz", kind="scripted"))
 

@@ -239,6 +239,25 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "what templates' user variables say",
             {},
         ),
+        "tools": doc(
+            {
+                "type": "object",
+                "properties": {
+                    "enabled": doc(
+                        {"type": "array", "items": {"type": "string", "minLength": 1}},
+                        "package tools offered to every dialog (names from `visindigo tools`); none by default",
+                        ["weather"],
+                    ),
+                    "allow": doc(
+                        {"type": "array", "items": {"type": "string", "minLength": 1}},
+                        "package tools that run without asking first (default: each call needs your OK)",
+                        [],
+                    ),
+                },
+            },
+            "tools from installed packages (entry-point group visindigo.tools)",
+            {},
+        ),
         "providers": doc(
             {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": PROVIDER_SCHEMA},
             "the endpoints, one table each",

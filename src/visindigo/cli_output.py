@@ -1,0 +1,23 @@
+"""What the command line prints: every line passes the terminal sanitiser first.
+
+Config values, provider names, model ids, server output and error texts come from outside; printed raw, an
+escape sequence in any of them would act on the user's terminal. The new commands (config, doctor,
+completion, tools) print through `say` and `fail` so that the sanitiser is applied in one place.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from visindigo.tui.sanitize import clean
+
+
+def say(text: str = "", *, file: TextIO | None = None) -> None:
+    print(clean(text), file=file or sys.stdout)
+
+
+def fail(message: str) -> int:
+    """One line on stderr, exit status 1: what went wrong and where, never a traceback."""
+    print(f"visindigo: {clean(message)}", file=sys.stderr)
+    return 1

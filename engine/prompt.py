@@ -63,7 +63,11 @@ class Prompt:
         return list(scan(self.content).problems)
 
     def render(
-        self, variables: Mapping[str, object] | None = None, *, clock: Clock | None = None, user: UserContext | None = None
+        self,
+        variables: Mapping[str, object] | None = None,
+        *,
+        clock: Clock | None = None,
+        user: UserContext | None = None,
     ) -> Message:
         """A `Role.PROMPT` message named after this prompt.
 
@@ -75,13 +79,21 @@ class Prompt:
         return Message(Role.PROMPT, self.fill(variables, clock=clock, user=user), name=self.name)
 
     def fill(
-        self, variables: Mapping[str, object] | None = None, *, clock: Clock | None = None, user: UserContext | None = None
+        self,
+        variables: Mapping[str, object] | None = None,
+        *,
+        clock: Clock | None = None,
+        user: UserContext | None = None,
     ) -> str:
         """The rendered text alone (what `render()` puts in the message)."""
         return "".join(segment.text for segment in self.segments(variables, clock=clock, user=user))
 
     def segments(
-        self, variables: Mapping[str, object] | None = None, *, clock: Clock | None = None, user: UserContext | None = None
+        self,
+        variables: Mapping[str, object] | None = None,
+        *,
+        clock: Clock | None = None,
+        user: UserContext | None = None,
     ) -> list[Segment]:
         """The rendered text in runs, each placeholder left as written marked with its name (for previews)."""
         values = resolve_values(self.content, self.fields(), variables or {}, clock, user)

@@ -111,7 +111,9 @@ PROVIDER_SCHEMA: dict[str, Any] = {
         "connect_timeout": doc(_POSITIVE_NUMBER, "seconds to connect", 10),
         "read_timeout": doc(_POSITIVE_NUMBER, "seconds to wait for the next bytes of an answer", 300),
         "settings": doc(PROVIDER_SETTINGS_SCHEMA, "per-provider quirks, read by the adapter", {}),
-        "models": doc({"type": "array", "items": MODEL_SCHEMA}, "the models it offers (else asked from the server)", []),
+        "models": doc(
+            {"type": "array", "items": MODEL_SCHEMA}, "the models it offers (else asked from the server)", []
+        ),
     },
     "if": {"properties": {"kind": {"enum": ["openai", "anthropic"]}}, "required": ["kind"]},
     "then": {"required": ["base_url"]},

@@ -3,8 +3,9 @@
 Only the keys a call is about change; everything else in the file — settings of a newer version, keys the
 user added by hand, comments, blank lines and the order of it all — is written back as it was (tomlkit). A
 table is changed in place rather than rebuilt, and a value that is already what it should be is not
-touched, so even the comments inside a provider's table stay where the user put them. An API key goes to credentials.toml (mode 0600), never to
-config.toml, and is removed from config.toml if the user had put it there.
+touched, so even the comments inside a provider's table stay where the user put them. An API key goes to
+credentials.toml (mode 0600), never to config.toml, and is removed from config.toml if the user had put it
+there.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """Finding placeholders in template text: plain `{{name}}` and typed `{{name | type:prop=value:flag}}`.
 
-The typed form is the one Open WebUI users know, including its prefix form `{{name | type=select:…}}`. Values may be quoted ("…" or '…', so they may hold `:` and
-`}}`), JSON-like lists (`options=["a","b"]`) or bare words (`min=1`). Anything that starts like a typed
-placeholder but does not parse is *malformed*: it is not a placeholder, it stays in the text exactly as
-written, and `scan()` reports why so the editor can tell the user. The scanner never raises and never looks
-further than `MAX_SPEC_LENGTH` characters for the end of a placeholder, so any text scans in linear time.
+The typed form is the one Open WebUI users know, including its prefix form `{{name | type=select:…}}`. Values
+may be quoted ("…" or '…', so they may hold `:` and `}}`), JSON-like lists (`options=["a","b"]`) or bare words
+(`min=1`). Anything that starts like a typed placeholder but does not parse is *malformed*: it is not a
+placeholder, it stays in the text exactly as written, and `scan()` reports why so the editor can tell the
+user. The scanner never raises and never looks further than `MAX_SPEC_LENGTH` characters for the end of a
+placeholder, so any text scans in linear time.
 """
 
 from __future__ import annotations

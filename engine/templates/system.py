@@ -9,6 +9,7 @@ environment's.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 from collections.abc import Callable, Mapping
@@ -99,10 +100,8 @@ def local_zone_name(environ: Mapping[str, str] | None = None, localtime: Path = 
     if _ZONEINFO_MARK in target:
         candidates.append(target.rsplit(_ZONEINFO_MARK, 1)[1])
     timezone_file = localtime.parent / "timezone"
-    try:
+    with contextlib.suppress(OSError, UnicodeDecodeError):
         candidates.append(timezone_file.read_text(encoding="utf-8").strip())
-    except (OSError, UnicodeDecodeError):
-        pass
     for name in candidates:
         if _is_zone(name):
             return name

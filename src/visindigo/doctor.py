@@ -281,7 +281,8 @@ def _terminal(lines: list[tuple[str, str]], ask_terminal: bool) -> None:
     facts = terminal_facts(ask_terminal=ask_terminal)
     lines.append((NOTE, f"TERM={facts.term}; colours: {facts.colours}; size {facts.size}"))
     lines.append((NOTE, f"synchronized output (mode 2026): {facts.synchronized_output}"))
-    where = [facts.multiplexer if facts.multiplexer != "none" else "no tmux/screen", "SSH" if facts.over_ssh else "local"]
+    multiplexer = facts.multiplexer if facts.multiplexer != "none" else "no tmux/screen"
+    where = [multiplexer, "SSH" if facts.over_ssh else "local"]
     lines.append((NOTE, " · ".join(where)))
     for note in facts.copy_notes:
         lines.append((NOTE, note))

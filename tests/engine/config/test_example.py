@@ -14,8 +14,10 @@ from visindigo.engine.paths import Paths
 
 from .conftest import write
 
+Property = tuple[tuple[str, ...], dict[str, Any]]
 
-def schema_properties(schema: dict[str, Any], path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], dict[str, Any]]]:
+
+def schema_properties(schema: dict[str, Any], path: tuple[str, ...] = ()) -> Iterator[Property]:
     for key, sub in schema.get("properties", {}).items():
         yield (*path, key), sub
         yield from schema_properties(sub, (*path, key))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import logging
 import os
 import shlex
 import sys
@@ -216,6 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("--fps must be between 0.5 and 60")
     if args.command == "completion":
         return completion.run(args)
+    if args.command in (*config_cli.COMMANDS, *doctor.COMMANDS, *tools_cli.COMMANDS):
+        # these print config problems themselves; without this, logging's last resort repeats them on stderr
+        logging.getLogger("visindigo").addHandler(logging.NullHandler())
     if args.command in config_cli.COMMANDS:
         return config_cli.run(args)
     start_log(args)

@@ -67,6 +67,13 @@ def register_secrets(values: Iterable[str]) -> None:
     _secrets.secrets.update(value for value in values if value and len(value) >= 4)
 
 
+def mask(text: str) -> str:
+    """`text` with every registered secret replaced (for a message that leaves the log too)."""
+    for secret in _secrets.secrets:
+        text = text.replace(secret, MASK)
+    return text
+
+
 def log_file(logs_dir: Path) -> Path:
     return logs_dir / LOG_FILE_NAME
 

@@ -178,6 +178,26 @@ def set_max_tool_rounds(paths: Paths, rounds: int) -> None:
     update_config(paths, lambda document: _section(document, "run").__setitem__("max_tool_rounds", rounds))
 
 
+def set_package_tool(paths: Paths, key: str, *, enabled: bool | None = None, allowed: bool | None = None) -> None:
+    """Enable a package tool for every dialog (`[tools] enabled`) and/or let it run without asking
+    (`[tools] allow`); None leaves that list as it is."""
+
+    def change(document: dict[str, Any]) -> None:
+        section = _section(document, "tools")
+        for name, wanted in (("enabled", enabled), ("allow", allowed)):
+            if wanted is None:
+                continue
+            current = [str(item) for item in section.get(name, [])]
+            updated = [*current, key] if wanted and key not in current else current
+            if not wanted:
+                updated = [item for item in current if item != key]
+            _put(section, name, updated)
+        if not section:
+            document.pop("tools", None)
+
+    update_config(paths, change)
+
+
 # --- skills -------------------------------------------------------------------------------------------------
 
 

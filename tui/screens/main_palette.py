@@ -29,6 +29,7 @@ class PalettePart(MainBase):
         ("providers", "Manage providers", "Add, edit or remove providers"),
         ("mcp_servers", "Manage MCP servers", "Add, enable or disable tool servers"),
         ("skills", "Skills of this dialog", "Resident instructions for this dialog"),
+        ("package_tools", "Tools from packages", "Enable tools that installed packages offer (visindigo.tools)"),
         ("templates", "Insert template", "Fill in a prompt template"),
         ("rename", "Rename dialog", "Give this dialog a title"),
         ("delete_dialog", "Delete dialog", "Delete this dialog after asking; its branches stay"),

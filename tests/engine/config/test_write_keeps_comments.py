@@ -90,6 +90,7 @@ CHANGES: dict[str, Callable[[Paths, Path], object]] = {
     "set_key_binding": lambda p, t: write.set_key_binding(p, "new-dialog", "ctrl+n"),
     "set_prompt_dir": lambda p, t: write.set_prompt_dir(p, "my-prompts"),
     "set_max_tool_rounds": lambda p, t: write.set_max_tool_rounds(p, 8),
+    "set_package_tool": lambda p, t: write.set_package_tool(p, "weather", enabled=True, allowed=False),
     "save_skill": lambda p, t: write.save_skill(p, Skill("terse", "Be brief.", description="short")),
     "remove_skill": lambda p, t: write.remove_skill(p, "spare"),
     "add_mcp_server": lambda p, t: write.add_mcp_server(p, MCPServer("time", command="uvx", args=("mcp-server-time",)),

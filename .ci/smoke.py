@@ -12,6 +12,7 @@ from pathlib import Path
 
 import visindigo
 
+
 def run(*argv: str) -> str:
     result = subprocess.run([str(Path(sys.executable).parent / "visindigo"), *argv], capture_output=True,
                             text=True, timeout=120)

@@ -69,7 +69,7 @@ def test_the_report_on_a_broken_setup(
     lines = text.splitlines()
 
     def line(*parts: str) -> str:
-        found = [l for l in lines if all(p in l for p in parts)]
+        found = [each for each in lines if all(p in each for p in parts)]
         assert found, f"no line with {parts} in:\n{text}"
         return found[0]
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -243,12 +241,16 @@ def _toml(value: Any) -> str:
 
 def editor_command(environ: dict[str, str] | os._Environ[str] | None = None) -> list[str]:
     """$VISUAL, else $EDITOR, else vi; split like a shell would (`code --wait` works)."""
+    import shlex
+
     environ = os.environ if environ is None else environ
     chosen = environ.get("VISUAL") or environ.get("EDITOR") or DEFAULT_EDITOR
     return shlex.split(chosen)
 
 
 def _edit(paths: Paths) -> int:
+    import subprocess
+
     from visindigo.engine.atomic import write_text_atomic
     from visindigo.engine.config import load_config
     from visindigo.engine.config.example import example_config

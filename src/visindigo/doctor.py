@@ -10,14 +10,11 @@ error message says. The exit status is 1 when a check found a problem, so script
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
-import platform
 import stat
 import sys
 import time
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,6 +112,8 @@ def build_report(paths: Paths, *, offline: bool = False, ask_terminal: bool = Tr
         provider_lines.append((NOTE, "not checked (--offline)"))
         mcp_lines.append((NOTE, "not checked (--offline)"))
     else:
+        import asyncio  # here, not at the top: the command line imports this module on every start
+
         asyncio.run(_online(provider_lines, mcp_lines, providers, config, paths))
     _terminal(report.section("terminal"), ask_terminal)
     return report
@@ -124,6 +123,8 @@ def build_report(paths: Paths, *, offline: bool = False, ask_terminal: bool = Tr
 
 
 def _version(package: str) -> str:
+    from importlib import metadata
+
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:
@@ -131,6 +132,8 @@ def _version(package: str) -> str:
 
 
 def _versions(lines: list[tuple[str, str]]) -> None:
+    import platform
+
     from visindigo.install_advice import install_method
 
     lines.append((NOTE, f"visindigo {__version__} (installed with {install_method()}, in {sys.prefix})"))
@@ -198,6 +201,8 @@ async def _online(
 ) -> None:
     if not providers:
         provider_lines.append((NOTE, "none configured"))
+    import asyncio
+
     results = await asyncio.gather(*(_check_provider(p, config) for p in providers))
     for lines in results:
         provider_lines.extend(lines)

@@ -52,6 +52,25 @@ def test_the_zsh_script_is_valid_zsh() -> None:
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+def test_fish_completion_end_to_end(tmp_path: Path) -> None:
+    """fish loads the script and `complete -C` (what tab does) asks visindigo for the completions."""
+    env = {**os.environ, "PATH": f"{launcher(tmp_path)}:{os.environ['PATH']}", "VISINDIGO_HOME": str(tmp_path)}
+    program = script("fish") + '\ncomplete -C "visindigo config e"\n'
+    result = subprocess.run(["fish", "--no-config", "-c", program], text=True, capture_output=True, env=env,
+                            timeout=60)
+    assert sorted(line.split("\t")[0] for line in result.stdout.splitlines()) == ["edit", "example"], result.stderr
+
+
+def launcher(tmp_path: Path) -> Path:
+    """A `visindigo` on PATH that runs this checkout's package with this Python."""
+    program = tmp_path / "bin" / "visindigo"
+    program.parent.mkdir(exist_ok=True)
+    program.write_text(f"#!/bin/sh\nexec {sys.executable} -m visindigo \"$@\"\n")
+    program.chmod(0o755)
+    return program.parent
+
+
 def test_the_main_commands_complete(tmp_path: Path) -> None:
     commands = complete(tmp_path, "visindigo ")
     for name in ("serve", "list", "export", "import", "config", "doctor", "tools", "completion"):
@@ -63,16 +82,13 @@ def test_the_main_commands_complete(tmp_path: Path) -> None:
 
 def test_bash_completion_end_to_end(tmp_path: Path) -> None:
     """bash loads the script, and its completion function fills COMPREPLY by running visindigo."""
-    launcher = tmp_path / "bin" / "visindigo"
-    launcher.parent.mkdir()
-    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} -m visindigo \"$@\"\n")
-    launcher.chmod(0o755)
+    folder = launcher(tmp_path)
     program = (
         script("bash")
         + '\nCOMP_LINE="visindigo conf"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(visindigo conf); COMP_CWORD=1\n'
         + "_python_argcomplete visindigo conf visindigo\n"
         + 'printf "%s\\n" "${COMPREPLY[@]}"\n'
     )
-    env = {**os.environ, "PATH": f"{launcher.parent}:{os.environ['PATH']}", "VISINDIGO_HOME": str(tmp_path)}
+    env = {**os.environ, "PATH": f"{folder}:{os.environ['PATH']}", "VISINDIGO_HOME": str(tmp_path)}
     result = subprocess.run(["bash", "-c", program], text=True, capture_output=True, env=env, timeout=60)
     assert result.stdout.split() == ["config"], result.stderr

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.plugin_package import DIST, PACKAGE, install_example_tools
+from tests.plugin_package import DIST, PACKAGE
 from visindigo.engine import Center, Role, ToolCallFinished
 from visindigo.engine.approval import Approval, ToolCallRequest
 from visindigo.engine.config import apply_config, load_config
@@ -20,27 +19,18 @@ from visindigo.engine.providers.base import FinishPart, TextPart, ToolCallPart
 from visindigo.engine.providers.scripted import scripted_provider
 
 
-@pytest.fixture
-def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    site = install_example_tools(tmp_path / "site")
-    monkeypatch.syspath_prepend(str(site))
-    yield site
-    for name in [n for n in sys.modules if n.startswith(PACKAGE)]:
-        del sys.modules[name]
-
-
 def entry(key: str):  # type: ignore[no-untyped-def]
     return next(e for e in discover_tools().tools if e.key == key)
 
 
-def test_the_entry_points_are_found_with_their_package_and_nothing_is_imported(installed: Path) -> None:
+def test_the_entry_points_are_found_with_their_package_and_nothing_is_imported(example_tools: Path) -> None:
     found = {e.key: e for e in discover_tools().tools if e.package == DIST}
     assert sorted(found) == ["broken", "missing", "units", "weather"]
     assert (found["weather"].package, found["weather"].version) == (DIST, "1.2")
     assert PACKAGE not in sys.modules
 
 
-def test_functions_and_command_providers_become_tools_that_ask_first(installed: Path) -> None:
+def test_functions_and_command_providers_become_tools_that_ask_first(example_tools: Path) -> None:
     (weather,) = load_tool(entry("weather"))
     assert weather.id == "get_weather" and weather.requires_approval
     assert weather.parameter_schema["properties"]["city"]["type"] == "string"
@@ -49,7 +39,7 @@ def test_functions_and_command_providers_become_tools_that_ask_first(installed: 
     assert units.invoke({"celsius": 100}) == {"result": 212.0}
 
 
-def test_a_broken_entry_is_a_message_naming_the_package(installed: Path) -> None:
+def test_a_broken_entry_is_a_message_naming_the_package(example_tools: Path) -> None:
     with pytest.raises(PluginError, match=f"{DIST}: broken is not a usable tool"):
         load_tool(entry("broken"))
     with pytest.raises(PluginError, match=f"{DIST}: missing cannot be loaded"):
@@ -61,7 +51,7 @@ def tool_then_answer(tool: str, arguments: dict[str, object]) -> list[list[objec
     return [[call, FinishPart("tool_calls")], [TextPart("It is mild."), FinishPart("stop")]]
 
 
-async def test_an_enabled_tool_is_called_through_dialog_run_after_approval(installed: Path) -> None:
+async def test_an_enabled_tool_is_called_through_dialog_run_after_approval(example_tools: Path) -> None:
     center = Center()
     provider = scripted_provider(tool_then_answer("get_weather", {"city": "Kyoto"}))
     center.add_provider(provider)
@@ -86,7 +76,7 @@ async def test_an_enabled_tool_is_called_through_dialog_run_after_approval(insta
     assert provider.adapter.requests[0].tools[0]["name"] == "get_weather"  # type: ignore[attr-defined]
 
 
-async def test_tools_are_off_until_the_config_enables_them(installed: Path, tmp_path: Path) -> None:
+async def test_tools_are_off_until_the_config_enables_them(example_tools: Path, tmp_path: Path) -> None:
     paths = resolve_paths(tmp_path / "home")
     center = Center()
     config, problems = load_config(paths)

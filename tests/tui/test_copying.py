@@ -94,3 +94,28 @@ def test_a_failing_tool_is_named(tmp_path: Path) -> None:
     (folder / "wl-copy").chmod(0o755)
     result = copy_text(TEXT, "x", environ={"PATH": str(folder), "WAYLAND_DISPLAY": "wayland-0"})
     assert result.failed == ["wl-copy: no compositor"] and "Failed: wl-copy: no compositor" in result.notice
+
+
+async def test_the_apps_notice_names_what_was_done(
+    tmux_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alt+y in the app: OSC 52 at once, tmux's buffer from a worker, and a notice that says both."""
+    from .helpers import answer, make_app, settle, type_text
+
+    monkeypatch.setenv("TMUX", tmux_env["TMUX"])
+    monkeypatch.delenv("SSH_CONNECTION", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    app = make_app([answer("the answer")])
+    async with app.run_test() as pilot:
+        await type_text(pilot, "question")
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("alt+y")
+        assert app.clipboard == "the answer"
+        await settle(pilot)
+        notices = [str(n.message) for n in app._notifications]
+    socket = tmux_env["TMUX"].split(",")[0]
+    buffer = subprocess.run(["tmux", "-S", socket, "show-buffer"], capture_output=True, text=True, timeout=10)
+    assert buffer.stdout == "the answer"
+    assert any(n.startswith("Copied the last answer") and "tmux's paste buffer" in n for n in notices), notices

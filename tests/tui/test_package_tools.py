@@ -4,27 +4,15 @@ every dialog (saved in the config), asking first unless allowed."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.plugin_package import DIST, PACKAGE, install_example_tools
+from tests.plugin_package import DIST, PACKAGE
 from visindigo.engine import Center
 from visindigo.engine.config import load_config
 from visindigo.engine.paths import resolve_paths
 from visindigo.tui.screens.package_tools import PackageToolsScreen
 
 from .helpers import main_screen, make_app, make_center, settle, type_text
-
-
-@pytest.fixture
-def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    site = install_example_tools(tmp_path / "site")
-    monkeypatch.syspath_prepend(str(site))
-    yield site
-    for name in [n for n in sys.modules if n.startswith(PACKAGE)]:
-        del sys.modules[name]
 
 
 def center_with_files(tmp_path: Path) -> Center:
@@ -48,7 +36,7 @@ async def open_tools(pilot, app):  # type: ignore[no-untyped-def]
     return screen
 
 
-async def test_tools_are_listed_off_and_enabled_for_one_dialog(installed: Path, tmp_path: Path) -> None:
+async def test_tools_are_listed_off_and_enabled_for_one_dialog(example_tools: Path, tmp_path: Path) -> None:
     center = center_with_files(tmp_path)
     app = make_app(center=center)
     async with app.run_test(size=(110, 30)) as pilot:
@@ -72,7 +60,7 @@ async def test_tools_are_listed_off_and_enabled_for_one_dialog(installed: Path, 
         assert f"{DIST}: broken is not a usable tool" in str(screen.query_one("#status").content)
 
 
-async def test_every_dialog_and_allow_are_saved_in_the_config(installed: Path, tmp_path: Path) -> None:
+async def test_every_dialog_and_allow_are_saved_in_the_config(example_tools: Path, tmp_path: Path) -> None:
     center = center_with_files(tmp_path)
     app = make_app(center=center)
     async with app.run_test(size=(110, 30)) as pilot:

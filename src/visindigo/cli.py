@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import logging
 import os
 import shlex
 import sys
@@ -219,6 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return completion.run(args)
     if args.command in (*config_cli.COMMANDS, *doctor.COMMANDS, *tools_cli.COMMANDS):
         # these print config problems themselves; without this, logging's last resort repeats them on stderr
+        import logging
+
         logging.getLogger("visindigo").addHandler(logging.NullHandler())
     if args.command in config_cli.COMMANDS:
         return config_cli.run(args)

@@ -10,14 +10,18 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from visindigo.tui.sanitize import clean
+
+def _clean(text: str) -> str:
+    from visindigo.tui.sanitize import clean  # imported when something is printed, not at every start
+
+    return clean(text)
 
 
 def say(text: str = "", *, file: TextIO | None = None) -> None:
-    print(clean(text), file=file or sys.stdout)
+    print(_clean(text), file=file or sys.stdout)
 
 
 def fail(message: str) -> int:
     """One line on stderr, exit status 1: what went wrong and where, never a traceback."""
-    print(f"visindigo: {clean(message)}", file=sys.stderr)
+    print(f"visindigo: {_clean(message)}", file=sys.stderr)
     return 1

@@ -14,7 +14,6 @@ import os
 import stat
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,10 +34,12 @@ MCP_TIMEOUT = 20.0
 _SHOWN_MODELS = 8
 
 
-@dataclass
 class Report:
-    sections: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
-    secrets: set[str] = field(default_factory=set)
+    """The report's sections of (mark, line), and the secrets to mask in its text."""
+
+    def __init__(self) -> None:
+        self.sections: list[tuple[str, list[tuple[str, str]]]] = []
+        self.secrets: set[str] = set()
 
     def section(self, title: str) -> list[tuple[str, str]]:
         lines: list[tuple[str, str]] = []

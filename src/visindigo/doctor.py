@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
     paths = resolve_paths(config_path=getattr(args, "config", None), data_dir=getattr(args, "data_dir", None))
     try:
-        report = build_report(paths, offline=args.offline, ask_terminal=sys.stdout.isatty())
+        report = build_report(paths, offline=args.offline)
     except Exception as error:  # the doctor must not die of what it examines
         return fail(f"doctor stopped: {type(error).__name__}: {error}")
     say(report.text())

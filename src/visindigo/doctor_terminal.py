@@ -93,6 +93,19 @@ def _sync_from_tty(timeout: float) -> str:
         os.close(fd)
 
 
+def _tty_size() -> os.terminal_size | None:
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY)
+    except OSError:
+        return None
+    try:
+        return os.get_terminal_size(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def tmux_set_clipboard(environ: Mapping[str, str]) -> str:
     """tmux's `set-clipboard` option ("on", "external", "off"), or "" when it cannot be read."""
     if not environ.get("TMUX") or shutil.which("tmux") is None:
@@ -109,6 +122,8 @@ def tmux_set_clipboard(environ: Mapping[str, str]) -> str:
 def terminal_facts(environ: Mapping[str, str] | None = None, *, ask_terminal: bool = True) -> TerminalFacts:
     environ = os.environ if environ is None else environ
     size = shutil.get_terminal_size(fallback=(0, 0))
+    if not size.columns and ask_terminal:  # output piped (`visindigo doctor | pbcopy`): ask the terminal itself
+        size = _tty_size() or size
     over_ssh = bool(environ.get("SSH_CONNECTION") or environ.get("SSH_TTY") or environ.get("SSH_CLIENT"))
     if environ.get("TMUX"):
         multiplexer = "tmux"

@@ -29,7 +29,6 @@ class PalettePart(MainBase):
         ("providers", "Manage providers", "Add, edit or remove providers"),
         ("mcp_servers", "Manage MCP servers", "Add, enable or disable tool servers"),
         ("skills", "Skills of this dialog", "Resident instructions for this dialog"),
-        ("package_tools", "Tools from packages", "Enable tools that installed packages offer (visindigo.tools)"),
         ("templates", "Insert template", "Fill in a prompt template"),
         ("rename", "Rename dialog", "Give this dialog a title"),
         ("delete_dialog", "Delete dialog", "Delete this dialog after asking; its branches stay"),
@@ -56,6 +55,9 @@ class PalettePart(MainBase):
             key = keys.get(action)
             shown_help = f"{help_text} ({key})" if key else help_text
             commands.append((title, shown_help, partial(self.run_action, action)))
+        # no key of its own: enabling a package's tools is rare, and every free key is worth more elsewhere
+        commands.append(("Tools from packages", "Enable tools that installed packages offer (visindigo.tools)",
+                         partial(self.run_action, "package_tools")))
         cursor = self.pane.cursor
         if cursor is not None and cursor.index is not None:
             number = cursor.index + 1

@@ -44,10 +44,6 @@ class ToolEntry:
     target: str
     entry_point: metadata.EntryPoint = field(repr=False, compare=False)
 
-    @property
-    def description(self) -> str:
-        return self.target
-
 
 @dataclass
 class DiscoveredTools:

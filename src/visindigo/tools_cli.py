@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         say("No installed package offers tools (entry-point group visindigo.tools).")
     for tool in found.tools:
         mark = "on " if tool.key in enabled else "off"
-        say(f"{mark} {tool.key:<32} {tool.package} {tool.version}  {tool.description}")
+        say(f"{mark} {tool.key:<24} {tool.package} {tool.version}  ({tool.target})")
     for problem in found.problems:
         say(f"!!  {problem}")
     return 0

@@ -91,3 +91,17 @@ async def test_tools_are_off_until_the_config_enables_them(example_tools: Path, 
     messages = [str(p) for p in problems]
     assert any("broken is not a usable tool" in m for m in messages)
     assert any("no installed package offers a tool 'nothing'" in m for m in messages)
+
+
+def test_visindigo_tools_lists_them_with_package_and_state(
+    example_tools: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from visindigo.cli import main
+
+    monkeypatch.setenv("VISINDIGO_HOME", str(tmp_path / "home"))
+    (tmp_path / "home" / "config").mkdir(parents=True)
+    (tmp_path / "home" / "config" / "config.toml").write_text('[tools]\nenabled = ["units"]\n')
+    assert main(["tools"]) == 0
+    lines = {line.split()[1]: line for line in capsys.readouterr().out.splitlines() if line[:3] in ("on ", "off")}
+    assert lines["units"].startswith("on ") and lines["weather"].startswith("off")
+    assert f"{DIST} 1.2" in lines["weather"] and f"({PACKAGE}:get_weather)" in lines["weather"]

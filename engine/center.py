@@ -11,6 +11,7 @@ import os
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
+from .applog import register_secrets
 from .dialog import Dialog
 from .function import Function, check_function_id
 from .lookup import DialogSummary, SearchHit, ToolSource
@@ -287,6 +288,7 @@ class Center:
     # --- providers ----------------------------------------------------------------------------------------
 
     def add_provider(self, provider: Provider) -> Center:
+        register_secrets(provider.secrets())  # the app's log masks them (engine/applog.py)
         self._providers[provider.id] = provider
         if not self.default_provider_id:
             self.default_provider_id = provider.id

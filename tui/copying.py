@@ -1,64 +1,164 @@
-"""Copying text out of the app: OSC 52 first, a file as the fallback (over SSH, OSC 52 may not arrive).
+"""Copying that tells the truth: use every clipboard that is known to be there, and say which ones were used.
 
-Shared by the message pane (its messages) and the main screen (the last answer, the last copy again); what was
-copied last is the workbench's, so "save the last copy" works whichever widget copied.
+OSC 52 is always sent (it is the only way to the user's own machine over SSH), but nothing reports whether
+the terminal honoured it — many do not, tmux needs `set-clipboard on`, GNOME Terminal ignores it. So:
+- inside tmux, the text is also loaded into tmux's paste buffer (`tmux load-buffer -`), which always works;
+- on this machine (not over SSH), a system clipboard tool is used when one is installed: wl-copy under
+  Wayland, xclip or xsel under X11, pbcopy on macOS;
+- over SSH, the notice says the text was sent to the terminal's clipboard by OSC 52, and how to check;
+- under `visindigo serve`, OSC 52 reaches the browser page, whose terminal puts it on the browser's clipboard.
+The notice names what was done; alt+s (save to a file) stays the way out when nothing arrived.
+
+`read_clipboard` is the other direction, for templates' {{CLIPBOARD}}: tmux's buffer or a local tool; a
+terminal cannot be asked for its clipboard reliably, so over SSH outside tmux it says it cannot.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
-from textual.widget import Widget
+TIMEOUT = 3.0
 
-from .clipboard import file_stem, save_text
-from .workbench import Workbench
-
-
-def copy_text(widget: Widget, workbench: Workbench, text: str, what: str) -> None:
-    """Copy through OSC 52; the notification says how to fall back to a file."""
-    if not text:
-        widget.notify(f"The {what} is empty; nothing copied.", severity="warning")
-        return
-    widget.app.copy_to_clipboard(text)
-    workbench.last_copied = (text, what)
-    lines = text.count("\n") + 1
-    widget.notify(
-        f"Copied the {what} ({len(text):,} characters, {lines} lines) to the terminal clipboard (OSC 52). "
-        "Nothing arrived? alt+s saves it to a file.",
-        markup=False,
-    )
+Runner = Callable[..., "subprocess.CompletedProcess[bytes]"]
 
 
-def save_copy(widget: Widget, workbench: Workbench, text: str, what: str, title: str) -> Path | None:
-    """Save `text` to a file in the working folder (or the data folder's clips/), named after `title`."""
-    directories = [Path.cwd()]
-    if workbench.center.paths is not None:
-        directories.append(workbench.center.paths.data_dir / "clips")
-    try:
-        path = save_text(text, directories, file_stem(title, what))
-    except OSError as error:
-        widget.notify(str(error), severity="error", markup=False)
+@dataclass(frozen=True, slots=True)
+class ClipboardTool:
+    name: str
+    copy: tuple[str, ...]
+    paste: tuple[str, ...]
+
+
+_TOOLS = (
+    ClipboardTool("wl-copy", ("wl-copy",), ("wl-paste", "--no-newline")),
+    ClipboardTool("xclip", ("xclip", "-selection", "clipboard"), ("xclip", "-selection", "clipboard", "-o")),
+    ClipboardTool("xsel", ("xsel", "--clipboard", "--input"), ("xsel", "--clipboard", "--output")),
+    ClipboardTool("pbcopy", ("pbcopy",), ("pbpaste",)),
+)
+
+
+def over_ssh(environ: Mapping[str, str]) -> bool:
+    return bool(environ.get("SSH_CONNECTION") or environ.get("SSH_TTY") or environ.get("SSH_CLIENT"))
+
+
+def system_tool(environ: Mapping[str, str], platform: str = sys.platform) -> ClipboardTool | None:
+    """The system clipboard tool for this session, or None (over SSH, no display, or none installed)."""
+    if over_ssh(environ):
         return None
-    widget.notify(f"Saved the {what} to {path}", markup=False)
-    return path
+    for tool in _TOOLS:
+        if tool.name == "wl-copy" and not environ.get("WAYLAND_DISPLAY"):
+            continue
+        if tool.name in ("xclip", "xsel") and not environ.get("DISPLAY"):
+            continue
+        if tool.name == "pbcopy" and platform != "darwin":
+            continue
+        if shutil.which(tool.copy[0], path=environ.get("PATH")):
+            return tool
+    return None
 
 
-def copy_last_answer(widget: Widget, workbench: Workbench) -> None:
-    """Copy the shown dialog's last answer (alt+y)."""
-    dialog = workbench.shown
-    index = dialog.find_last_assistant_message()
-    if index < 0:
-        widget.notify("There is no answer to copy yet.", severity="warning")
-        return
-    from .sanitize import clean
+@dataclass
+class CopyResult:
+    """Where the text went; `notice` is the sentence for the user."""
 
-    copy_text(widget, workbench, clean(dialog.message_at(index).content), "last answer")
+    done: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    notice: str = ""
 
 
-def save_last_copy(widget: Widget, workbench: Workbench) -> None:
-    """Save what was copied last to a file (alt+s), for when OSC 52 did not reach the clipboard."""
-    copied = workbench.last_copied
-    if copied is None:
-        widget.notify("Nothing was copied yet.", severity="warning")
-        return
-    save_copy(widget, workbench, *copied, workbench.shown.title)
+def _run(run: Runner, command: tuple[str, ...] | list[str], text: str, environ: Mapping[str, str]) -> str:
+    """"" on success, else why not."""
+    try:
+        result = run(
+            list(command), input=text.encode("utf-8"), capture_output=True, timeout=TIMEOUT, env=dict(environ)
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        return str(error)
+    if result.returncode != 0:
+        return (result.stderr or b"").decode("utf-8", "replace").strip()[:120] or f"exit status {result.returncode}"
+    return ""
+
+
+def copy_text(
+    text: str,
+    what: str,
+    *,
+    web: bool = False,
+    environ: Mapping[str, str] | None = None,
+    run: Runner = subprocess.run,
+) -> CopyResult:
+    """Copy `text` to tmux and the system clipboard where they are, and describe everything done
+    (`what`: "last answer", …). The caller has sent OSC 52 already (`App.copy_to_clipboard`)."""
+    environ = os.environ if environ is None else environ
+    result = CopyResult()
+    size = f"{len(text):,} characters, {text.count(chr(10)) + 1} lines"
+    if web:
+        result.done.append("browser")
+        result.notice = f"Copied the {what} ({size}) to your browser's clipboard."
+        return result
+    places: list[str] = []
+    if environ.get("TMUX"):
+        problem = _run(run, ("tmux", "load-buffer", "-"), text, environ)
+        if problem:
+            result.failed.append(f"tmux: {problem}")
+        else:
+            result.done.append("tmux")
+            places.append("tmux's paste buffer (prefix ] pastes)")
+    tool = system_tool(environ)
+    if tool is not None:
+        problem = _run(run, tool.copy, text, environ)
+        if problem:
+            result.failed.append(f"{tool.name}: {problem}")
+        else:
+            result.done.append(tool.name)
+            places.insert(0, f"the system clipboard ({tool.name})")
+    if result.done:
+        result.notice = f"Copied the {what} ({size}) to " + " and ".join(places) + "."
+        if over_ssh(environ):
+            result.notice += " Also sent to your terminal's clipboard (OSC 52)."
+    elif over_ssh(environ):
+        result.notice = (
+            f"Sent the {what} ({size}) to your terminal's clipboard (OSC 52): paste to check — if nothing "
+            "arrives, your terminal does not allow OSC 52; alt+s saves it to a file."
+        )
+    else:
+        result.notice = (
+            f"Sent the {what} ({size}) to the terminal's clipboard (OSC 52); no clipboard tool (wl-copy, xclip, "
+            "xsel) was found to confirm it. Nothing arrived? alt+s saves it to a file."
+        )
+    if result.failed:
+        result.notice += " Failed: " + "; ".join(result.failed) + "."
+    return result
+
+
+def read_clipboard(
+    environ: Mapping[str, str] | None = None, run: Runner = subprocess.run
+) -> tuple[str | None, str]:
+    """(text, "") from tmux's buffer or the system clipboard, or (None, why it could not be read)."""
+    environ = os.environ if environ is None else environ
+    reasons: list[str] = []
+    tool = system_tool(environ)
+    commands: list[tuple[str, tuple[str, ...]]] = []
+    if tool is not None:
+        commands.append((tool.name, tool.paste))
+    if environ.get("TMUX"):
+        commands.append(("tmux", ("tmux", "save-buffer", "-")))
+    for name, command in commands:
+        try:
+            result = run(list(command), capture_output=True, timeout=TIMEOUT, env=dict(environ))
+        except (OSError, subprocess.SubprocessError) as error:
+            reasons.append(f"{name}: {error}")
+            continue
+        if result.returncode == 0:
+            return result.stdout.decode("utf-8", "replace"), ""
+        reasons.append(f"{name}: {(result.stderr or b'').decode('utf-8', 'replace').strip()[:80] or 'failed'}")
+    if not commands:
+        if over_ssh(environ):
+            return None, "over SSH the clipboard of your own machine cannot be read (outside tmux)"
+        return None, "no clipboard tool (wl-paste, xclip, xsel, pbpaste) and not inside tmux"
+    return None, "; ".join(reasons)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .model import Config
 
 if TYPE_CHECKING:
+    from ..function import Function
     from ..mcp_server import MCPServer
     from ..provider import Provider
     from ..skill import Skill
@@ -29,6 +30,10 @@ class ConfigTarget(Protocol):
     def add_skill(self, skill: Skill) -> object: ...
 
     def add_mcp(self, server: MCPServer) -> object: ...
+
+    def get_function(self, function_id: str) -> Function | None: ...
+
+    def add_function(self, function: Function | None) -> object: ...
 
 
 def apply_config(center: ConfigTarget, config: Config) -> None:
@@ -57,4 +62,20 @@ def apply_config(center: ConfigTarget, config: Config) -> None:
     )
     if config.max_tool_rounds is not None:
         center.settings["max_tool_rounds"] = config.max_tool_rounds
+    if config.enabled_tools:
+        _add_package_tools(center, config)
     center.config = config
+
+
+def _add_package_tools(center: ConfigTarget, config: Config) -> None:
+    """The package tools enabled for every dialog (`[tools] enabled`); a failure is a config problem."""
+    from ..plugins import load_enabled
+    from .problems import ConfigProblem
+
+    tools, problems = load_enabled(config.enabled_tools, config.allowed_tools)
+    for tool in tools:
+        if center.get_function(tool.id) is None:
+            center.add_function(tool)
+        else:
+            problems.append(f"tools.enabled: {tool.entry.package} offers {tool.id!r}, which another tool has already")
+    config.problems.extend(ConfigProblem(config.config_file, "tools", problem) for problem in problems)

@@ -26,7 +26,7 @@ from textual.worker import Worker
 
 from visindigo.engine import Center, Dialog, Message
 
-from ..copying import copy_last_answer, save_last_copy
+from ..copy_actions import copy_last_answer, save_last_copy
 from ..messages import DialogsChanged, WorkbenchNews, listen
 from ..widgets.composer import Composer, ComposerInput
 from ..widgets.dialog_tree import DialogTree, Sidebar
@@ -337,6 +337,9 @@ class MainScreen(Screen[None]):
 
     def action_skills(self) -> None:
         self._in_worker(modals.manage_skills(self.app, self.center, self.dialog))
+
+    def action_package_tools(self) -> None:
+        self._in_worker(modals.manage_package_tools(self.app, self.center, self.dialog))
 
     def action_templates(self) -> None:
         async def flow() -> None:

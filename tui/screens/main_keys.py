@@ -87,6 +87,9 @@ def palette_commands(
         key = keys.get(action)
         shown_help = f"{help_text} ({key})" if key else help_text
         commands.append((title, shown_help, partial(run_action, action)))
+    # no key of its own: enabling a package's tools is rare, and every free key is worth more elsewhere
+    commands.append(("Tools from packages", "Enable tools that installed packages offer (visindigo.tools)",
+                     partial(run_action, "package_tools")))  # fmt: skip
     cursor = pane.cursor
     if cursor is None or cursor.index is None:
         return commands

@@ -106,6 +106,12 @@ async def manage_skills(app: App[Any], center: Center, dialog: Dialog) -> None:
     await app.push_screen_wait(SkillsScreen(center, dialog))
 
 
+async def manage_package_tools(app: App[Any], center: Center, dialog: Dialog) -> None:
+    from .package_tools import PackageToolsScreen
+
+    await app.push_screen_wait(PackageToolsScreen(center, dialog))
+
+
 async def choose_template(app: App[Any], services: AppServices, dialog: Dialog) -> tuple[list[Message], bool] | None:
     """The filled template's messages and whether to send them at once (None: the user gave up)."""
     from .template_library import TemplateLibraryScreen

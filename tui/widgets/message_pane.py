@@ -22,7 +22,7 @@ from textual.timer import Timer
 
 from visindigo.engine import Dialog, Role
 
-from ..copying import copy_text, save_copy
+from ..copy_actions import copy_text, save_copy
 from ..messages import WorkbenchNews, listen
 from ..sanitize import clean
 from ..workbench import RunState, Workbench

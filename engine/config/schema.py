@@ -136,7 +136,10 @@ CONFIG_SCHEMA: dict[str, Any] = {
         },
         "run": {
             "type": "object",
-            "properties": {"max_tool_rounds": {"type": "integer", "minimum": 1, "maximum": 1000}},
+            "properties": {
+                "max_tool_rounds": {"type": "integer", "minimum": 1, "maximum": 1000},
+                "max_tool_calls": {"type": "integer", "minimum": 1, "maximum": 1000},
+            },
         },
         "ui": {
             "type": "object",

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..provider import Provider
+from ..secrets import key_problem
 from ._httpx import httpx
 from .base import ProviderError, extra_headers, redact
 
@@ -170,8 +171,17 @@ class HTTPAdapter:
         return {}
 
     def _headers(self, accept: str) -> dict[str, str]:
+        """The request's headers; a key or header value that HTTP cannot carry is a `ProviderError` naming it."""
+        problem = self.provider.key_problem()
+        if problem is not None:
+            raise self.http.fail(problem)
         headers = {"Accept": accept, **self._own_headers()}
-        headers.update(extra_headers(self.provider))
+        for name, value in extra_headers(self.provider).items():
+            if key_problem(value) is not None:
+                raise self.http.fail(
+                    f"the header {name!r} holds a line break or another control character; it cannot be sent"
+                )
+            headers[name] = value
         return headers
 
     async def aclose(self) -> None:
@@ -271,6 +281,9 @@ def _reason(error: BaseException) -> str:
             return "the host name cannot be resolved"
         seen = seen.__cause__ or seen.__context__
     text = str(error).strip()
+    if "header" in text.lower():
+        # h11 quotes the offending header value (an API key, a token) in its message: never show it.
+        return "a request header holds a value HTTP does not allow (values are not shown)"
     return text or type(error).__name__
 
 

@@ -94,6 +94,10 @@ class Provider:
         key = self._raw_key().strip()
         return key if key and key_problem(key) is None else None
 
+    @api_key.setter
+    def api_key(self, value: str | None) -> None:
+        self._api_key = value
+
     def _raw_key(self) -> str:
         return self._api_key or (os.environ.get(self.api_key_env, "") if self.api_key_env else "")
 
@@ -109,10 +113,6 @@ class Provider:
             else f"the settings of provider {self.id!r}"
         )
         return f"the API key in {where} {problem}; it is not sent"
-
-    @api_key.setter
-    def api_key(self, value: str | None) -> None:
-        self._api_key = value
 
     def request_headers(self) -> dict[str, str]:
         """The extra headers as sent: `${VAR}` / `${VAR:-default}` references expanded from the environment now.

@@ -14,6 +14,7 @@ import binascii
 import json
 import re
 import urllib.parse
+from collections.abc import Callable
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -91,19 +92,19 @@ def redact(text: str, secret: str | None) -> str:
 def _redact_decoded(text: str, secret: str) -> str:
     """Replace every word whose decoded form holds the secret or a long piece of it."""
 
-    def check(decode: object) -> object:
+    def check(decode: Callable[[str], str]) -> Callable[[re.Match[str]], str]:
         def replace(match: re.Match[str]) -> str:
             word = match.group()
-            decoded = decode(word)  # type: ignore[operator]
+            decoded = decode(word)
             if decoded and decoded != word and _holds_piece(decoded, secret):
                 return REDACTED
             return word
 
         return replace
 
-    text = _PERCENT_RUN.sub(check(_unquote), text)  # type: ignore[arg-type]
-    text = _ESCAPED_RUN.sub(check(_unescape), text)  # type: ignore[arg-type]
-    return _BASE64_RUN.sub(check(_unbase64), text)  # type: ignore[arg-type]
+    text = _PERCENT_RUN.sub(check(_unquote), text)
+    text = _ESCAPED_RUN.sub(check(_unescape), text)
+    return _BASE64_RUN.sub(check(_unbase64), text)
 
 
 def _holds_piece(text: str, secret: str) -> bool:

@@ -78,6 +78,12 @@ class DialogTracker:
             self._end_stream()
             self._unsubscribe()
 
+    def dialog_rewritten(self) -> None:
+        """The store was rebuilt after damage: write the dialog whole from memory, which is the newest state."""
+        with self._mutex:
+            self._dirty = True
+            self._guarded(self._save_all)
+
     # --- events -------------------------------------------------------------------------------------------
 
     def _on_event(self, event: Event) -> None:

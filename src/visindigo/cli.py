@@ -9,10 +9,11 @@ and exit status 1, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,8 +77,40 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> int:
-    print(f"visindigo: {message}", file=sys.stderr)
+    from visindigo.engine.sanitize import clean
+
+    print(f"visindigo: {clean(message)}", file=sys.stderr)
     return 1
+
+
+def describe_failure(error: BaseException, command: str) -> str:
+    """One line for an error nothing else caught: what happened and where, never a traceback."""
+    where = f"visindigo {command}" if command else "visindigo"
+    if isinstance(error, OSError):
+        target = f" ({error.filename})" if error.filename else ""
+        return f"{where}: {error.strerror or error}{target}"
+    if isinstance(error, RecursionError):
+        return f"{where}: the data is nested too deeply to read"
+    if isinstance(error, MemoryError):
+        return f"{where}: out of memory (is the file far larger than a dialog export?)"
+    text = str(error).strip()
+    kind = type(error).__name__
+    if type(error).__module__ == "sqlite3":
+        return f"{where}: the dialog store failed: {text or kind}"
+    return f"{where}: unexpected {kind}: {text}" if text else f"{where}: unexpected {kind}"
+
+
+@contextlib.contextmanager
+def cleaned_output() -> Iterator[None]:
+    """Everything the command writes to stdout and stderr goes through the one sanitising function."""
+    from visindigo.engine.sanitize import TerminalWriter
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalWriter(sys.stdout), TerminalWriter(sys.stderr)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 def open_center(args: argparse.Namespace) -> Center:
@@ -161,5 +194,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         return run_serve(args)
     if args.command in dialogs_cli.COMMANDS:
-        return dialogs_cli.run(args)
-    return run_app(args)
+        with cleaned_output():
+            try:
+                return dialogs_cli.run(args)
+            except KeyboardInterrupt:
+                return 130
+            except Exception as error:  # the last line of defence: one sentence, never a traceback
+                print(describe_failure(error, args.command), file=sys.stderr)
+                return 1
+    try:
+        return run_app(args)
+    except Exception as error:
+        return _fail(describe_failure(error, "").removeprefix("visindigo: "))

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from ..engine.sanitize import MAX_HELD, StreamCleaner, clean, clean_line
+from ..engine.sanitize import DISPLAY_LIMIT, MAX_HELD, StreamCleaner, clean, clean_line, cut
 
-__all__ = ["MAX_HELD", "StreamCleaner", "clean", "clean_line"]
+__all__ = ["DISPLAY_LIMIT", "MAX_HELD", "StreamCleaner", "clean", "clean_line", "cut"]

@@ -22,11 +22,12 @@ from ..center import DialogSummary, SearchHit
 from ..dialog import Dialog
 from ..message import Message, Role
 from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
+from ..sanitize import clean_line
 from . import rows
-from .database import open_database, open_read_only, rebuild_damaged
+from .database import CHECK_AT_OPEN_BYTES, open_database, open_read_only, rebuild_damaged
 from .errors import StoreError
 from .lock import DataDirLock
-from .salvage import is_damage
+from .salvage import integrity_problem, is_damage
 from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet, query_terms, split_marks
 from .tracker import DialogTracker
 
@@ -88,7 +89,7 @@ def survives_damage(
 
 def recovered_notice(titles: list[str]) -> str:
     """What to tell the user about replies recovered after a crash, naming the dialogs (up to three)."""
-    named = ", ".join(f"“{title}”" for title in titles[:3])
+    named = ", ".join(f"“{clean_line(title, 60)}”" for title in titles[:3])
     if len(titles) > 3:
         named += f" and {len(titles) - 3} more"
     what = f"A reply in {named} was" if len(titles) == 1 else f"{len(titles)} replies in {named} were"
@@ -211,6 +212,31 @@ class Store:
     def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._mutex:
             return list(self._conn.execute(sql, parameters))
+
+    @property
+    def checked_at_open(self) -> bool:
+        """Whether opening ran the integrity check (small stores); otherwise call `verify` when there is time."""
+        try:
+            return self.path.stat().st_size <= CHECK_AT_OPEN_BYTES
+        except OSError:
+            return False
+
+    def verify(self) -> str | None:
+        """Run the integrity check now, on a connection of its own (writers go on meanwhile); on damage,
+        recover as `recover_from_damage` does. Returns what was wrong, or None. Safe to call from a thread."""
+        if self.read_only or self._lock is None:
+            return None
+        try:
+            conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        except sqlite3.Error:
+            return None
+        try:
+            problem = integrity_problem(conn)
+        finally:
+            conn.close()
+        if problem is not None:
+            self.recover_from_damage(sqlite3.DatabaseError(problem))
+        return problem
 
     def recover_from_damage(self, error: sqlite3.DatabaseError) -> None:
         """The file turned out damaged: move it aside, copy what can be read into a new one, then write every

@@ -126,7 +126,11 @@ def open_read_only(path: Path) -> sqlite3.Connection:
     if not path.exists():
         raise StoreError(f"There is no dialog store at {path} yet.")
     problem = _header_problem(path)
-    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, check_same_thread=False, timeout=5.0)
+    # With no app running there is no -wal file and all of the store is in the file itself: read it as immutable,
+    # or SQLite would create -wal and -shm files beside it and leave them behind (a reader cannot remove them).
+    running = path.with_name(path.name + "-wal").exists()
+    mode = "mode=ro" if running else "mode=ro&immutable=1"
+    conn = sqlite3.connect(f"{path.absolute().as_uri()}?{mode}", uri=True, check_same_thread=False, timeout=5.0)
     try:
         if problem is None:
             problem = _content_problem(conn, path)

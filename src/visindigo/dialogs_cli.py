@@ -187,10 +187,10 @@ def find_dialog(center: Center, name: str) -> str:
         return name
     matches = [s for s in center.dialog_summaries() if s.id.startswith(name)]
     if not matches:
-        raise CommandError(f"no dialog has an id beginning with {name!r} (`visindigo list` shows them)")
+        raise CommandError(f"no dialog has an id beginning with {clean_line(name, 40)!r} (`visindigo list` shows them)")
     if len(matches) > 1:
         shown = ", ".join(f"{m.id[: len(name) + 4]} ({clean_line(m.title, 40) or 'Untitled'})" for m in matches[:5])
-        raise CommandError(f"{name!r} begins {len(matches)} dialog ids: {shown}; give more of the id")
+        raise CommandError(f"{clean_line(name, 40)!r} begins {len(matches)} dialog ids: {shown}; give more of the id")
     return matches[0].id
 
 

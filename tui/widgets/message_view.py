@@ -34,6 +34,8 @@ from .long_text import FOLD_LIMIT, MARKDOWN_LIMIT, FoldNote, LongText, fold
 
 #: Characters of a tool result or arguments shown in a block; the model received all of it.
 TOOL_TEXT_LIMIT = 20_000
+#: Tool calls of one reply listed under it; the rest are counted.
+CALLS_SHOWN = 12
 #: Characters of a tool call summary in the block's title line.
 SUMMARY_LIMIT = 60
 
@@ -281,10 +283,13 @@ class MessageView(Widget):
                     yield LiveMarkdown(text, live=self.streaming, classes="body")
                 if hidden:
                     yield FoldNote(hidden)
-            for call in message.parsed_tool_calls():
+            calls = message.parsed_tool_calls()
+            for call in calls[:CALLS_SHOWN]:
                 function = call.get("function") or {}
                 signature = call_signature(str(function.get("name", "?")), function.get("arguments") or "")
                 yield Static(Content.assemble(("→ ", "dim"), signature), classes="plain calls")
+            if len(calls) > CALLS_SHOWN:
+                yield Static(Content(f"→ … and {len(calls) - CALLS_SHOWN:,} more calls"), classes="plain calls")
         elif message.role is Role.TOOL:
             yield self._tool_block()
         else:
@@ -483,6 +488,9 @@ class MessageView(Widget):
         result = state.get("result", self.message.content)
         is_error = bool(state.get("is_error", self.message.meta.get("is_error", looks_like_error(str(result)))))
         duration = state.get("duration", self.message.meta.get("duration"))
+        if self.message.meta.get("over_cap"):
+            name = "not run"
+            arguments = "over the max_tool_calls cap: these calls and the ones after it got that as their result"
         if running:
             tail = "running…"
         else:  # the duration before the result, so a long result cut off at the edge does not hide it

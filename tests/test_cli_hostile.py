@@ -38,7 +38,8 @@ def hostile_home(tmp_path: Path) -> tuple[Path, str]:
         dialog = center.create_dialog()
         dialog.model_id = f"model {HOSTILE}"
         dialog.append_message(Role.USER, f"question {HOSTILE}")
-        calls = json.dumps([{"id": "c1", "type": "function", "function": {"name": f"tool{HOSTILE}", "arguments": "{}"}}])
+        function = {"name": f"tool{HOSTILE}", "arguments": "{}"}
+        calls = json.dumps([{"id": "c1", "type": "function", "function": function}])
         dialog.append_message(Message(Role.ASSISTANT, f"answer {HOSTILE}", tool_calls=calls, reasoning=HOSTILE))
         dialog.append_message(Message(Role.TOOL, f"result {HOSTILE}", tool_call_id="c1"))
         assert center.store is not None
@@ -51,7 +52,7 @@ def hostile_home(tmp_path: Path) -> tuple[Path, str]:
 def test_no_command_lets_a_control_sequence_reach_the_terminal(tmp_path: Path) -> None:
     home, dialog_id = hostile_home(tmp_path)
     env = {**os.environ, "VISINDIGO_HOME": str(home), "TERM": "xterm-256color"}
-    hostile_file = tmp_path / f"export\x1b]0;WINDOWTITLE\x07\u202e.json"
+    hostile_file = tmp_path / "export\x1b]0;WINDOWTITLE\x07\u202e.json"
     hostile_file.write_text(f'{{"dialogs": [1, "x"], "format": "{HOSTILE}"}}')
     runs = {
         "list": ["list"],
@@ -197,7 +198,8 @@ def test_hostile_imports_are_repaired_and_every_repair_is_reported(
             {"role": "assistant", "content": "more", "tool_calls": unmatched},
             {"role": "tool", "tool_call_id": "other", "content": "?"},
         ]},
-        {"id": "B", "branch_from_id": "A", "title": "b", "messages": ["not an object", {"role": "wizard", "content": "x"}]},
+        {"id": "B", "branch_from_id": "A", "title": "b",
+         "messages": ["not an object", {"role": "wizard", "content": "x"}]},
         {"id": "C", "branch_from_id": "C", "title": "T" * 1_000_000, "messages": []},
         {"id": "D", "branch_from_id": "E", "messages": []},
         {"id": "E", "branch_from_id": "F", "messages": []},
@@ -213,8 +215,8 @@ def test_hostile_imports_are_repaired_and_every_repair_is_reported(
     for expected in ("message #2: its tool calls were dropped (call #1 is a number, not an object)",
                      "message #5: its tool calls were dropped (their ids do not match",
                      "message #1 is text, not an object; left out", "unknown role ('wizard'); imported as a user",
-                     "the title is 1,000,000 characters long; cut to 500", "dialog A branched from", "dialog C branched "
-                     "from itself", "dialog D branched from"):  # fmt: skip
+                     "the title is 1,000,000 characters long; cut to 500", "dialog A branched from",
+                     "dialog C branched from itself", "dialog D branched from"):  # fmt: skip
         assert expected in err, (expected, err)
     assert err.count("a cycle") == 3
     status = main(["list", "--data-dir", data])

@@ -96,7 +96,7 @@ def test_a_read_only_store_reports_damage_instead_of_repairing(home: Path) -> No
     before = db(home).read_bytes()
     store = Store.open_read_only(home / "data")
     try:
-        with pytest.raises(StoreError, match="is damaged .*start Visindigo on it to repair it"):
+        with pytest.raises(StoreError, match=r"is damaged .*start Visindigo on it to repair it"):
             store.summaries()
             store.search("question")
             for dialog_id in store.dialog_ids():

@@ -17,6 +17,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,20 +54,25 @@ def big_reply() -> Reply:
     return reply
 
 
-def measure_big(server: LLMServer, home: Path) -> None:
+def start_run(server: LLMServer, home: Path, reply: Callable[[int], Reply]) -> tuple[Terminal, float]:
+    """The app, ready, with "go" sent; `reply(n)` answers the n-th request. Returns it and when it first asked."""
     asked: list[float] = []
 
     def respond(request: RecordedRequest) -> Reply:
         asked.append(time.perf_counter())
-        return big_reply()
+        return reply(len(asked))
 
     server.responder = respond
     terminal = ready(home)
+    terminal.type(b"go\r")
+    while not asked:
+        time.sleep(0.01)
+    return terminal, asked[0]
+
+
+def measure_big(server: LLMServer, home: Path) -> None:
+    terminal, start = start_run(server, home, lambda _: big_reply())
     try:
-        terminal.type(b"go\r")
-        while not asked:
-            time.sleep(0.01)
-        start = asked[0]
         latencies = []
         number = 0
         while True:
@@ -114,19 +120,10 @@ def many_calls_reply(count: int) -> Reply:
 
 
 def measure_calls(server: LLMServer, home: Path, count: int = 2000) -> None:
-    asked: list[float] = []
-
-    def respond(request: RecordedRequest) -> Reply:
-        asked.append(time.perf_counter())
-        return many_calls_reply(count) if len(asked) == 1 else openai_stream(["All done CALLSDONE"])
-
-    server.responder = respond
-    terminal = ready(home)
+    terminal, start = start_run(
+        server, home, lambda n: many_calls_reply(count) if n == 1 else openai_stream(["All done CALLSDONE"])
+    )
     try:
-        terminal.type(b"go\r")
-        while not asked:
-            time.sleep(0.01)
-        start = asked[0]
         done = terminal.wait_for("CALLSDONE", timeout=600, after=start)
         quiet = terminal.quiet_after(done, quiet=1.0, timeout=120)
         peak = peak_rss_mb(terminal)

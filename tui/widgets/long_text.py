@@ -2,9 +2,10 @@
 
 A 5 MB reply rendered as one Markdown widget took seconds of the event loop (keys echoed 5–8 s late) and
 hundreds of MB (a widget per paragraph). So a message longer than `FOLD_LIMIT` shows its beginning and a note
-saying how much is folded; enter on it shows all. All of a text up to `MARKDOWN_LIMIT` is Markdown as usual;
-beyond that it is plain text in parts of `PART_SIZE` characters, mounted one at a time with the event loop
-free in between, so keys are answered while it fills in and memory stays a small multiple of the text.
+saying how much is folded; enter on it shows all, in parts of about `PART_SIZE` characters mounted one at a
+time with the event loop free in between, so keys are answered while it fills in: Markdown parts (cut between
+blocks, never inside a code fence) up to `MARKDOWN_LIMIT`, plain text beyond, which keeps memory a small
+multiple of the text (a Markdown widget per paragraph of megabytes would not).
 Copying a message always copies all of it.
 """
 
@@ -47,6 +48,28 @@ def parts(text: str, size: int = PART_SIZE) -> list[str]:
     return pieces
 
 
+def markdown_parts(text: str, size: int = PART_SIZE) -> list[str]:
+    """Markdown in pieces of at least `size` characters, cut only at a blank line outside a code fence, so each
+    piece renders as it would inside the whole."""
+    pieces: list[str] = []
+    current: list[str] = []
+    length = 0
+    fence = ""
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        marker = stripped[:3]
+        if marker in ("```", "~~~") and (not fence or marker == fence):
+            fence = "" if fence else marker
+        current.append(line)
+        length += len(line)
+        if length >= size and not fence and not stripped.strip():
+            pieces.append("".join(current))
+            current, length = [], 0
+    if current:
+        pieces.append("".join(current))
+    return pieces
+
+
 def fold_note(hidden: int, *, receiving: bool = False) -> str:
     if receiving:
         return f"… {hidden:,} more characters arriving (folded; enter shows all once the reply is complete)"
@@ -71,22 +94,29 @@ class FoldNote(Static):
 
 
 class LongText(Vertical):
-    """All of a very long (already cleaned) text as plain parts, mounted one after another in the background."""
+    """All of a long (already cleaned) text in parts, mounted one after another in the background: Markdown
+    when `markdown` is set, else plain."""
 
     DEFAULT_CSS = """
     LongText { height: auto; }
     LongText > Static { width: 1fr; }
+    LongText > Markdown { margin: 0; padding: 0; background: transparent; }
     """
 
-    def __init__(self, text: str, *, classes: str | None = None) -> None:
+    def __init__(self, text: str, *, markdown: bool = False, classes: str | None = None) -> None:
         super().__init__(classes=classes)
-        self._parts = parts(text)
+        self.markdown = markdown
+        self._parts = markdown_parts(text) if markdown else parts(text)
+        self.filled = False
 
     def on_mount(self) -> None:
         self.run_worker(self._fill(), group="long-text", exclusive=True, exit_on_error=False)
 
     async def _fill(self) -> None:
+        from .live_markdown import LiveMarkdown
+
         for piece in self._parts:
-            await self.mount(Static(Content(piece)))
-            await asyncio.sleep(0)  # let keys and redraws through between parts
+            await self.mount(LiveMarkdown(piece) if self.markdown else Static(Content(piece)))
+            await asyncio.sleep(0.01)  # let keys and redraws through between parts
         self._parts = []
+        self.filled = True

@@ -277,8 +277,8 @@ class MessageView(Widget):
         if message.role is Role.ASSISTANT:
             if message.content or self.streaming or not message.tool_calls:
                 text, hidden = self._shown(message.content)
-                if self._unfolded and len(text) > MARKDOWN_LIMIT:
-                    yield LongText(text, classes="body")
+                if self._unfolded and len(text) > FOLD_LIMIT:
+                    yield LongText(text, markdown=len(text) <= MARKDOWN_LIMIT, classes="body")
                 else:
                     yield LiveMarkdown(text, live=self.streaming, classes="body")
                 if hidden:

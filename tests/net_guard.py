@@ -26,9 +26,8 @@ import sysconfig
 from pathlib import Path
 from typing import Any
 
-MODULE_NAME = "_visindigo_net_guard"
-PTH_NAME = "_visindigo_net_guard.pth"
-MARKER_NAME = "_visindigo_net_guard.json"
+#: Files in site-packages are per session (`<pid>` of pytest): two sessions at once must not remove each other's.
+PREFIX = "_visindigo_net_guard_"
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", ""}
 
 #: What this process refused (the root conftest reads it at the end of the session).
@@ -85,27 +84,54 @@ def _site_packages() -> Path:
     return Path(sysconfig.get_paths()["purelib"])
 
 
+def _session_files(pid: int) -> tuple[Path, Path, Path]:
+    """The `.pth`, the module it imports and the marker naming the session's pytest and log."""
+    site = _site_packages()
+    name = f"{PREFIX}{pid}"
+    return site / f"{name}.pth", site / f"{name}.py", site / f"{name}.json"
+
+
 def start_session(log_path: Path) -> None:
     """Guard this process and, through a `.pth`, every Python process it starts (directly or not)."""
     install(str(log_path))
-    site = _site_packages()
-    marker = {"pid": os.getpid(), "log": str(log_path)}
+    _remove_stale_sessions()
+    pth, module, marker = _session_files(os.getpid())
     try:
-        (site / MARKER_NAME).write_text(json.dumps(marker), encoding="utf-8")
-        shutil.copyfile(Path(__file__), site / f"{MODULE_NAME}.py")
-        (site / PTH_NAME).write_text(f"import {MODULE_NAME}; {MODULE_NAME}.guard_if_under_pytest()\n")
+        marker.write_text(json.dumps({"pid": os.getpid(), "log": str(log_path)}), encoding="utf-8")
+        shutil.copyfile(Path(__file__), module)
+        pth.write_text(f"import {module.stem}; {module.stem}.guard_if_under_pytest()\n")
     except OSError as error:  # a read-only environment: the test process is still guarded
         print(f"net guard: child processes are not guarded ({error})", file=sys.stderr)
 
 
 def end_session() -> None:
-    site = _site_packages()
-    for name in (PTH_NAME, f"{MODULE_NAME}.py", MARKER_NAME):
+    for path in _session_files(os.getpid()):
         with contextlib.suppress(OSError):
-            (site / name).unlink()
+            path.unlink()
+
+
+def _remove_stale_sessions() -> None:
+    """Files left by a session that was killed (its pytest is gone)."""
+    for marker in _site_packages().glob(f"{PREFIX}*.json"):
+        pid = marker.stem.removeprefix(PREFIX)
+        if pid.isdigit() and not _alive(int(pid)):
+            for path in _session_files(int(pid)):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _ancestors(limit: int = 30) -> list[int]:
+    """This process's parents, read from /proc (Linux; elsewhere children are not guarded)."""
     pids = []
     pid = os.getpid()
     for _ in range(limit):
@@ -123,7 +149,7 @@ def _ancestors(limit: int = 30) -> list[int]:
 def guard_if_under_pytest() -> None:
     """Run by the `.pth` at every start of this environment's Python: guard it when pytest is an ancestor."""
     try:
-        marker = json.loads((Path(__file__).with_name(MARKER_NAME)).read_text(encoding="utf-8"))
+        marker = json.loads(Path(__file__).with_suffix(".json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
     if marker.get("pid") in _ancestors():

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .schema import INDEXED_CHARACTERS
+
 log = logging.getLogger(__name__)
 
 _CORRUPT = 11  # SQLITE_CORRUPT
@@ -141,7 +143,11 @@ def _search_index_built_after(target: sqlite3.Connection) -> Iterator[None]:
     target.execute("DROP TRIGGER messages_fts_insert")
     yield
     target.execute(found[0])
-    target.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
+    # Not 'rebuild', which would index whole messages where the triggers index their beginning (schema 3).
+    target.execute("INSERT INTO messages_fts (messages_fts) VALUES ('delete-all')")
+    target.execute(
+        f"INSERT INTO messages_fts (rowid, content) SELECT id, substr(content, 1, {INDEXED_CHARACTERS}) FROM messages"
+    )
 
 
 def _shared_columns(source: sqlite3.Connection, target: sqlite3.Connection, table: str) -> list[str]:

@@ -104,3 +104,37 @@ def test_a_read_only_store_reports_damage_instead_of_repairing(home: Path) -> No
     finally:
         store.close()
     assert db(home).read_bytes() == before and not list(db(home).parent.glob("*.unreadable-*"))
+
+
+def test_the_search_index_holds_the_beginning_of_a_huge_message_and_stays_consistent(home: Path) -> None:
+    """A 5 MB reply is indexed by its first 100,000 characters (schema 3), and deleting it leaves a sound index."""
+    import sqlite3 as sql
+
+    from visindigo.engine.storage.schema import INDEXED_CHARACTERS, MIGRATIONS, migrate
+
+    huge = "periwinkle " + "filler text " * 450_000 + " zanzibar"
+    center = Center.open(home)
+    try:
+        dialog = center.create_dialog()
+        dialog.append_message(Role.USER, huge)
+        assert [hit.dialog_id for hit in center.search("periwinkle")] == [dialog.id]
+        assert center.search("zanzibar") == [] and len(huge) > INDEXED_CHARACTERS
+        dialog.truncate_to(0)  # a delete that must name exactly what was indexed
+        other = center.create_dialog()
+        other.append_message(Role.USER, "periwinkle again")
+        assert [hit.dialog_id for hit in center.search("periwinkle")] == [other.id]
+    finally:
+        center.close()
+    # A store indexed whole by schema 2 is cut down by the migration, so its deletes match too.
+    old = home / "old.sqlite3"
+    conn = sql.connect(old, isolation_level=None)
+    migrate(conn, MIGRATIONS[:2])
+    conn.execute("INSERT INTO dialogs (id, created_at, updated_at) VALUES ('d', 0, 0)")
+    conn.execute("INSERT INTO messages (dialog_id, position, role, content, created_at) VALUES ('d', 0, 'user', ?, 0)",
+                 (huge,))  # fmt: skip
+    migrate(conn)
+    conn.execute("DELETE FROM messages")
+    for word in ("periwinkle", "zanzibar"):  # nothing stale is left behind in the index
+        assert conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (word,)).fetchone() == (0,)
+    assert integrity_problem(conn) is None
+    conn.close()

@@ -75,7 +75,7 @@ def measure_big(server: LLMServer, home: Path) -> None:
     try:
         latencies = []
         number = 0
-        while True:
+        while not _folded(terminal, start):  # the latency while it streams
             number += 1
             word = f"PROBE{number:03d}X"
             sent = time.perf_counter()
@@ -83,8 +83,6 @@ def measure_big(server: LLMServer, home: Path) -> None:
             seen = terminal.wait_for(word, timeout=60, after=sent)
             latencies.append(seen - sent)
             terminal.type(b"\x7f" * len(word))
-            if terminal.bytes_between(start, time.perf_counter()) and _folded(terminal, start):
-                break
             time.sleep(0.5)
         done = terminal.wait_for("characters folded", timeout=120, after=start)
         peak = peak_rss_mb(terminal)

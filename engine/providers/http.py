@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..provider import Provider
+from ..sanitize import clean, cut
 from ..secrets import key_problem
 from ._httpx import httpx
 from .base import ProviderError, extra_headers, redact
@@ -69,7 +70,8 @@ class HTTPTransport:
         text = f"{self.provider.name}: {message}"
         for secret in self.provider.secrets():
             text = redact(text, secret)
-        return ProviderError(text, **kwargs)
+        # An error body is outside text: it enters the dialog (the message's meta) and every screen cleaned.
+        return ProviderError(cut(clean(text), ERROR_LIMIT), **kwargs)
 
     async def get_json(self, url: str, headers: Mapping[str, str]) -> Any:
         """GET a JSON document (model lists); failures become `ProviderError`."""
@@ -155,6 +157,10 @@ class HTTPTransport:
             retryable=status in RETRY_STATUSES,
             retry_after=retry_after,
         )
+
+
+#: The longest error message kept from a server (its body may be a whole HTML page).
+ERROR_LIMIT = 2000
 
 
 class HTTPAdapter:

@@ -202,3 +202,22 @@ async def test_calls_over_the_cap_get_a_result_saying_so_and_the_model_continues
     assert all("not run" in m.content and f"at most {expected}" in m.content for m in over)
     assert all(json.loads(m.content)["error"] for m in over)
     assert not any("not run" in m.content for m in results[:expected])
+
+
+# --- §1 where outside text enters -------------------------------------------------------------------------------
+
+
+async def test_model_ids_and_error_bodies_from_a_server_enter_cleaned(llm_server: LLMServer) -> None:
+    from tests.hostile_text import HOSTILE, leaks
+    from tests.llm_server import error_reply, json_reply
+    from visindigo.engine.providers import list_models
+
+    llm_server.models_reply = json_reply({"data": [{"id": f"gpt-{HOSTILE}", "display_name": f"GPT {HOSTILE}"}]})
+    prov = Provider("p", kind="openai", base_url=llm_server.openai_url, settings={"max_retries": 0})
+    [model] = await list_models(prov)
+    assert model.id.startswith("gpt-OSC 52") and not leaks(model.id.encode()) and not leaks(model.name.encode())
+    llm_server.queue(error_reply(400, f"bad request {HOSTILE}"))
+    dialog = dialog_on(provider(llm_server, "openai", api_key=KEY))
+    events = await run(dialog)
+    assert isinstance(events[-1], RunFailed) and "bad request" in events[-1].message
+    assert not leaks(events[-1].message.encode()) and not leaks(str(dialog.last_message.meta).encode())

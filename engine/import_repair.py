@@ -14,12 +14,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .dialog import TITLE_LIMIT
 from .function import FUNCTION_ID_PATTERN
 from .message import Role
 from .sanitize import clean_line
-
-#: The longest title kept on import; longer ones are cut (the display cuts again, far shorter).
-TITLE_LIMIT = 500
 
 
 def repair_document(document: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -83,6 +83,9 @@ def test_titles_made_from_a_first_message_keep_no_control_characters(tmp_path: P
         dialog = center.create_dialog()
         dialog.append_message(Role.USER, f"Plan {HOSTILE}")
         assert not leaks(dialog.title.encode()) and "\x1b" not in dialog.title and dialog.title.startswith("Plan")
+        dialog.title = f"Renamed {HOSTILE}\nsecond line " + "x" * 2000  # a template's or MCP prompt's name, say
+        assert dialog.title.startswith("Renamed OSC 52") and not leaks(dialog.title.encode())
+        assert "\n" not in dialog.title and len(dialog.title) == 500
     finally:
         center.close()
 

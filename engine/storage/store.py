@@ -467,6 +467,7 @@ class Store:
         found = self._query("SELECT position, content, reasoning FROM drafts WHERE dialog_id = ?", (dialog_id,))
         return (int(found[0][0]), str(found[0][1]), str(found[0][2])) if found else None
 
+    @survives_damage()
     def recover_drafts(self) -> list[str]:
         """Turn the checkpoints left by a crash into assistant messages marked "interrupted"; returns the titles
         of the dialogs concerned.

@@ -8,25 +8,27 @@ provider can stand in for a real endpoint by yielding the same parts.
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..message import Message
 from ..model_info import ModelInfo
+from ..secrets import redact
 
 __all__ = [
     "Adapter",
     "ChatRequest",
     "Endpoint",
     "FinishPart",
+    "MalformedEvent",
     "ProviderError",
     "ReasoningPart",
     "StreamPart",
     "TextPart",
     "ToolCallPart",
     "UsagePart",
+    "expect",
     "redact",
 ]
 
@@ -135,6 +137,28 @@ class ProviderError(Exception):
         self.retry_after = retry_after
 
 
+class MalformedEvent(Exception):
+    """A stream event whose fields have the wrong types; the message names the event and the field.
+
+    Raised by the adapters' event readers and turned into a `ProviderError` that keeps the answer so far.
+    """
+
+
+def expect(value: Any, kind: type | tuple[type, ...], event: str, field: str, *, optional: bool = False) -> Any:
+    """`value` when it has the type the wire format promises (None too when `optional`), else `MalformedEvent`."""
+    if value is None and optional:
+        return None
+    if isinstance(value, kind) and not (isinstance(value, bool) and kind in (int, (int,))):
+        return value
+    raise MalformedEvent(f"a {event!r} event whose {field} is {type(value).__name__}, not {_names(kind)}")
+
+
+def _names(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join({"str": "text", "int": "a whole number", "dict": "an object", "list": "a list"}.get(
+        k.__name__, k.__name__) for k in kinds)
+
+
 class Endpoint(Protocol):
     """What an adapter reads of its provider (a `Provider`; named here so the adapters need not import it, which
     lets `Provider.adapter` make one on first use without an import cycle)."""
@@ -168,23 +192,3 @@ class Adapter(Protocol):
         ...
 
     async def aclose(self) -> None: ...
-
-
-def redact(text: str, secret: str | None) -> str:
-    """`text` with the secret, and any long piece of it, replaced by "[redacted]".
-
-    Servers echo keys back in error bodies, sometimes shortened ("Incorrect API key provided: sk-proj-abcd****wxyz"),
-    so any run of eight or more key-like characters that is a piece of the key is removed too.
-    """
-    if not secret or not text:
-        return text
-    text = text.replace(secret, "[redacted]")
-    if len(secret) < 8:
-        return text
-    for piece in set(_KEYLIKE.findall(text)):
-        if piece in secret:
-            text = text.replace(piece, "[redacted]")
-    return text
-
-
-_KEYLIKE = re.compile(r"[A-Za-z0-9_\-]{8,}")

@@ -19,6 +19,7 @@ from textual.worker import Worker, WorkerState
 from visindigo.engine import Center, Dialog, Message
 from visindigo.engine.approval import Approval, ToolCallRequest
 
+from ..sanitize import clean_line
 from ..workbench import Refused, Workbench
 
 if TYPE_CHECKING:
@@ -140,13 +141,14 @@ async def confirm_delete(app: App[Any], workbench: Workbench, dialog_id: str) ->
     from .confirm import ConfirmScreen
 
     plan = workbench.delete_plan(dialog_id)
-    body = f"Delete “{plan.title}” and its {plan.message_count} messages?"
+    title = clean_line(plan.title) or "New dialog"
+    body = f"Delete “{title}” and its {plan.message_count} messages?"
     if plan.branch_count:
         body += f"\nIts {plan.branch_count} branch(es) stay and move up one level."
     if not await app.push_screen_wait(ConfirmScreen("Delete dialog", body, "Delete", danger=True)):
         return None
     target = workbench.delete(dialog_id)
-    app.notify(f"Deleted “{plan.title}”.", markup=False)
+    app.notify(f"Deleted “{title}”.", markup=False)
     return target
 
 

@@ -25,7 +25,7 @@ from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from ..messages import WorkbenchNews, listen
-from ..sanitize import clean
+from ..sanitize import clean, clean_line
 from ..workbench import Workbench
 from ..workbench import events as news
 from ..workbench.branches import TreeIndex
@@ -51,7 +51,7 @@ def dialog_label(title: str, ordinal: int, *, running: bool = False, current: bo
     mark = ordinal_mark(ordinal)
     if mark:
         text.append(f"{mark} ", style="dim")
-    name = " ".join(clean(title).split()) or "New dialog"
+    name = clean_line(title) or "New dialog"
     text.append(name, style="bold" if current else "")
     return text
 
@@ -155,7 +155,7 @@ class DialogTree(Tree[str]):
         self._dialog_nodes = {}
         self._hits = {}
         for number, hit in enumerate(hits):
-            label = Text(" ".join(clean(hit.title).split()) or "New dialog", style="bold")
+            label = Text(clean_line(hit.title) or "New dialog", style="bold")
             if hit.snippet:
                 label.append("  " + " ".join(clean(hit.snippet).split()), style="dim")
             key = f"{hit.dialog_id}#{number}"

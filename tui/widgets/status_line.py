@@ -12,7 +12,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from ..messages import WorkbenchNews, listen
-from ..sanitize import clean
+from ..sanitize import clean_line
 from ..workbench import StatusInfo, Workbench
 from ..workbench import events as news
 
@@ -91,8 +91,8 @@ class StatusLine(Widget):
         if info == self.info and self.content.plain:
             return
         self.info = info
-        provider = clean(info.provider) or "no provider"
-        model = clean(info.model) or "no model"
+        provider = clean_line(info.provider, 40) or "no provider"
+        model = clean_line(info.model, 60) or "no model"
         pieces: list[tuple[str, str] | str] = [(provider, "bold"), " · ", model]
         if info.marks:
             pieces += [" · ", (info.marks, "bold")]

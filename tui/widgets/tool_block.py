@@ -104,6 +104,9 @@ def tool_block(message: Message, state: dict[str, Any]) -> Collapsible:
     result = state.get("result", message.content)
     is_error = bool(state.get("is_error", message.meta.get("is_error", looks_like_error(str(result)))))
     duration = state.get("duration", message.meta.get("duration"))
+    if message.meta.get("over_cap"):
+        name = "not run"
+        arguments = "over the max_tool_calls cap: these calls and the ones after it got that as their result"
     if running:
         tail = "running…"
     else:  # the duration before the result, so a long result cut off at the edge does not hide it

@@ -178,6 +178,8 @@ class Endpoint(Protocol):
 
     def secrets(self) -> list[str]: ...
 
+    def key_problem(self) -> str | None: ...
+
 
 @runtime_checkable
 class Adapter(Protocol):

@@ -64,14 +64,16 @@ class ApprovalScreen(ModalFrame[Approval]):
     }
     """
 
-    def __init__(self, request: ToolCallRequest) -> None:
+    def __init__(self, request: ToolCallRequest, *, title: str = "Allow this tool call?") -> None:
         super().__init__()
         self.request = request
+        #: The frame's title; a comparison names the column that asks ("Column B: allow this tool call?").
+        self.title_text = title
 
     def compose(self) -> ComposeResult:
         request = self.request
         with Vertical(classes="frame") as frame:
-            frame.border_title = "Allow this tool call?"
+            frame.border_title = self.title_text
             frame.border_subtitle = "y once · a this dialog · n deny"
             tool = Content.assemble(safe(request.function_name or request.function_id))
             if request.function_id and request.function_id != request.function_name:

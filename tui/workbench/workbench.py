@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from visindigo.engine import Center, Dialog, Message, Role
-from visindigo.engine.approval import Approval, ToolCallRequest
+from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallRequest
 
 from . import branches
 from .driving import drive
@@ -295,8 +295,9 @@ class Workbench:
 
     # --- runs ----------------------------------------------------------------------------------------------
 
-    def start_run(self, dialog: Dialog) -> RunState:
-        """Start the dialog's run in the host (refused while one is running)."""
+    def start_run(self, dialog: Dialog, *, approve: ApprovalCallback | None = None) -> RunState:
+        """Start the dialog's run in the host (refused while one is running); `approve` asks before a tool runs
+        instead of the host (a comparison asks in the column that wants the tool)."""
         if self.runs.is_running(dialog.id):
             raise Refused("This dialog is already answering.")
         if self.host is None:
@@ -304,7 +305,7 @@ class Workbench:
         state = self.runs.new(dialog.id)
         state.running = True
         self.host.start(
-            drive(dialog, state, self.report, self.host.approve),
+            drive(dialog, state, self.report, approve or self.host.approve),
             name=f"run {dialog.title or dialog.id}",
             group=run_group(dialog.id),
         )

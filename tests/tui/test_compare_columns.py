@@ -1,0 +1,84 @@
+"""Comparing models side by side, as the user sees it: start, stream, pick, leave, cancel, fail, blind, tabs.
+
+Every test runs the real app against the loopback LLM server (tests/llm_server.py) speaking OpenAI SSE; each
+model of the provider answers from its own script, so a column's text says which model wrote it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tests.llm_server import LLMServer
+from visindigo.engine import Role
+from visindigo.tui.screens import compare_flow
+from visindigo.tui.screens.compare import ComparePick
+from visindigo.tui.screens.main import MainScreen
+
+from .compare_host import (
+    MODELS,
+    column_text,
+    compare_screen,
+    failing,
+    make_app,
+    scripted_center,
+    streamed,
+    wait_until,
+)
+
+
+def start(main: MainScreen, count: int, **kwargs: Any) -> None:
+    models = [("lab", model) for model in MODELS[:count]]
+    main._in_worker(compare_flow.compare(main.app, main, models, **kwargs), group="compare")
+
+
+async def test_a_question_streams_into_every_column_and_the_pick_opens_on_the_main_screen(
+    llm_server: LLMServer,
+) -> None:
+    replies = {model: (lambda m=model: streamed(m, count=30, delay=0.05)) for model in MODELS}
+    app = make_app(scripted_center(llm_server, replies))
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        start(main, 3, question="Which is best?")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
+        screen = compare_screen(app)
+        columns = screen.order
+        assert [c.model for c in columns] == ["m-alpha · Lab", "m-beta · Lab", "m-gamma · Lab"]
+        # mid-stream: every column streams its own model's answer at the same time
+        await wait_until(pilot, lambda: all("word3" in column_text(c) for c in columns))
+        assert all(c.running for c in columns)
+        for column, model in zip(columns, MODELS, strict=False):
+            text = column_text(column)
+            assert text.startswith(f"{model}-word0") and "word29" not in text
+            assert all(other not in text for other in MODELS if other != model)
+        assert "answering" in str(screen.hint.render())
+        # side by side at 160 columns: all three shown, each a third of the width
+        assert screen.has_class("-side") and all(c.display and c.region.width > 40 for c in columns)
+        await wait_until(pilot, lambda: not any(c.running for c in columns))
+        await pilot.pause()
+        for column, model in zip(columns, MODELS, strict=False):
+            assert column.outcome == "finished"
+            assert column.dialog.last_message.content == "".join(f"{model}-word{n} " for n in range(30))
+            figures = column.header.figures
+            assert figures.state == "finished" and (figures.input_tokens, figures.output_tokens) == (20, 12)
+            assert figures.first_token > 0
+        assert columns[0].header.figures.cost == (20 * 1.0 + 12 * 2.0) / 1_000_000  # m-alpha has prices
+        assert columns[1].header.figures.cost is None
+        assert "$0.0000" in columns[0].header.content.plain and "$" not in columns[1].header.content.plain
+        # each branch asked its own model, with the same question
+        asked = [r.json for r in llm_server.requests if r.method == "POST"]
+        assert sorted(a["model"] for a in asked) == MODELS[:3]
+        assert all(a["messages"][-1] == {"role": "user", "content": "Which is best?"} for a in asked)
+        await pilot.press("2")
+        await wait_until(pilot, lambda: app.screen is main)
+        await pilot.pause()
+        chosen = columns[1].dialog
+        assert main.dialog is chosen
+        assert main.pane.dialog is chosen
+        # the others are its alternatives at the answer: ◀ 2/3 ▶ in creation order
+        assert main.workbench.positions(chosen) == {1: (2, 3)}
+        asked_in = main.workbench.find(chosen.branch_from_id)
+        assert asked_in is not None and [m.role for m in asked_in.messages] == [Role.USER]
+        assert all(c.dialog.branch_from_id == asked_in.id for c in columns)

@@ -82,3 +82,61 @@ async def test_a_question_streams_into_every_column_and_the_pick_opens_on_the_ma
         asked_in = main.workbench.find(chosen.branch_from_id)
         assert asked_in is not None and [m.role for m in asked_in.messages] == [Role.USER]
         assert all(c.dialog.branch_from_id == asked_in.id for c in columns)
+
+
+async def test_blind_columns_hide_the_models_in_a_random_order_until_the_pick_reveals_them(
+    llm_server: LLMServer,
+) -> None:
+    import random
+
+    replies = {model: (lambda m=model: streamed(m, count=6, delay=0.02)) for model in MODELS}
+    app = make_app(scripted_center(llm_server, replies))
+    picks: list[ComparePick] = []
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        start(main, 4, question="Blind?", blind=True, record_pick=picks.append, rng=random.Random(7))
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
+        screen = compare_screen(app)
+        shuffled = [column.model for column in screen.order]
+        assert sorted(shuffled) == sorted(c.model for c in screen.columns)
+        assert shuffled != [c.model for c in screen.columns]  # this seed moves them
+        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        await pilot.pause()
+        # the screen names no model anywhere: labels A-D by position, the text of each column is its own
+        assert [c.label for c in screen.order] == ["A", "B", "C", "D"]
+        shown = " ".join(c.header.content.plain for c in screen.order) + str(screen.hint.render())
+        assert "m-alpha ·" not in shown and "m-beta ·" not in shown and "hidden until you pick" in shown
+        third = screen.order[2]
+        await pilot.press("3")
+        await pilot.pause()
+        # the pick is recorded as blind, then the reveal: every header names its model, the pick is marked
+        assert len(picks) == 1 and picks[0].blind and picks[0].winner is third.dialog
+        assert set(picks[0].losers) == {c.dialog for c in screen.columns} - {third.dialog}
+        assert app.screen is screen and third.picked
+        for column in screen.order:
+            assert column.model in column.header.content.plain
+        assert "★ picked" in third.header.content.plain
+        assert f"You picked C: {third.model}" in str(screen.hint.render())
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is main)
+        assert main.dialog is third.dialog
+
+
+async def test_revealing_before_the_pick_makes_it_not_blind(llm_server: LLMServer) -> None:
+    replies = {model: (lambda m=model: streamed(m, count=3, delay=0.01)) for model in MODELS}
+    app = make_app(scripted_center(llm_server, replies))
+    picks: list[ComparePick] = []
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        start(main, 2, question="Peek?", blind=True, record_pick=picks.append)
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
+        screen = compare_screen(app)
+        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        await pilot.press("b")  # reveal
+        assert [c.label for c in screen.order] == ["1", "2"]
+        assert all(c.model in c.header.content.plain for c in screen.order)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: app.screen is main)
+        assert len(picks) == 1 and not picks[0].blind and picks[0].winner is screen.order[0].dialog

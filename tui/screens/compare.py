@@ -24,6 +24,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.actions import SkipAction
 from textual.events import DescendantFocus
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -85,7 +86,7 @@ class CompareScreen(Screen[CompareOutcome]):
         Binding("escape", "escape", "Cancel all / leave", id="compare-cancel-all"),
         Binding("b", "toggle_blind", "Blind", id="compare-blind"),
         Binding("ctrl+r", "retry", "Retry column", show=False, id="compare-retry"),
-        Binding("enter", "open_pick", "Open the pick", show=False),
+        Binding("enter", "open_pick(True)", "Open the pick", show=False, priority=True),
         Binding("f9,ctrl+g", "toggle_drawer", "Reasoning", show=False, priority=True),
     ]
 
@@ -285,15 +286,18 @@ class CompareScreen(Screen[CompareOutcome]):
         if self.record_pick is not None:
             self.record_pick(pick)
         column.picked = True
-        if self.blind:  # the reveal: every header names its model, and the user sees what they chose
+        if self.blind:  # the reveal: every header names its model (under the same letter), and the pick is marked
             self.blind = False
-            self._relabel()
+            for other in self.order:
+                other.set_label(other.label, blind=False)
             self.activate(self.order.index(column))
             return
         self.action_open_pick()
 
-    def action_open_pick(self) -> None:
+    def action_open_pick(self, by_enter: bool = False) -> None:
         if self.picked is None:
+            if by_enter:  # before a pick, enter is the column's own (it expands a tool call)
+                raise SkipAction()
             self.notify("Pick an answer first: p, or 1-4.")
             return
         self.dismiss(CompareOutcome(self.picked, [column.dialog for column in self.columns]))

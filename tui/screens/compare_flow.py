@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from visindigo.engine import Dialog, Message, ModelInfo, Role
 from ..sanitize import clean_line
 from ..workbench import Refused, Workbench
 from ..workbench import branches as branching
-from .compare import CompareEntry, CompareOutcome, ComparePick, CompareScreen
+from .compare import CompareEntry, CompareOutcome, ComparePick, CompareScreen, PickRecorder
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -78,12 +79,14 @@ async def compare(
     question: str = "",
     index: int | None = None,
     blind: bool = False,
+    record_pick: PickRecorder | None = None,
+    rng: random.Random | None = None,
 ) -> CompareOutcome | None:
     """Run a comparison from the main screen `main` (a `MainScreen`) and open what it ends with there."""
     workbench: Workbench = main.workbench
     made = make_branches(workbench, models, question=question, index=index)
     entries = [model_entry(workbench, branch, *model) for branch, model in zip(made, models, strict=True)]
-    screen = CompareScreen(workbench, entries, blind=blind, fps=main.stream_fps)
+    screen = CompareScreen(workbench, entries, blind=blind, fps=main.stream_fps, record_pick=record_pick, rng=rng)
     outcome = await app.push_screen_wait(screen)
     if outcome is None:
         return None

@@ -140,3 +140,106 @@ async def test_revealing_before_the_pick_makes_it_not_blind(llm_server: LLMServe
         await pilot.press("p")
         await wait_until(pilot, lambda: app.screen is main)
         assert len(picks) == 1 and not picks[0].blind and picks[0].winner is screen.order[0].dialog
+
+
+async def test_below_120_columns_the_columns_are_tabs_and_tab_cycles_them_at_80x24(llm_server: LLMServer) -> None:
+    from tests.llm_server import openai_stream
+
+    def thinking(model: str) -> Any:
+        return openai_stream([f"{model} answers."], reasoning=[f"{model} thinks hard. "], usage=(5, 3))
+
+    replies = {model: (lambda m=model: thinking(m)) for model in MODELS}
+    app = make_app(scripted_center(llm_server, replies))
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        start(main, 3, question="Tabs?")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
+        screen = compare_screen(app)
+        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        await pilot.pause()
+        assert screen.has_class("-tabs") and screen.tabs.display
+        # one column at a time, the whole width; the tab strip names all three and marks the shown one
+        shown = [c for c in screen.order if c.display]
+        assert shown == [screen.order[0]] and shown[0].region.width >= 78
+        strip = screen.tabs.content.plain
+        assert all(f" {n} m-" in strip for n in (1, 2, 3)) and "tab: next column" in strip
+        assert app.focused is screen.order[0].pane
+        await pilot.press("ctrl+g")  # the drawer shows the focused column's reasoning
+        await pilot.pause()
+        assert screen.drawer.display and screen.drawer.text == "m-alpha thinks hard. "
+        await pilot.press("tab")
+        await pilot.pause()
+        assert [c for c in screen.order if c.display] == [screen.order[1]]
+        assert app.focused is screen.order[1].pane and screen.active == 1
+        assert screen.drawer.text == "m-beta thinks hard. "
+        assert column_text(screen.order[1]) == "m-beta answers."
+        await pilot.press("tab", "tab")  # wraps around
+        await pilot.pause()
+        assert screen.active == 0 and app.focused is screen.order[0].pane
+        await pilot.press("shift+tab")
+        assert screen.active == 2
+        await pilot.press("p")  # picks the shown tab
+        await wait_until(pilot, lambda: app.screen is main)
+        assert main.dialog is screen.order[2].dialog
+
+
+async def test_a_failing_column_shows_its_failure_while_the_others_finish(llm_server: LLMServer) -> None:
+    replies = {
+        "m-alpha": lambda: streamed("m-alpha", count=10, delay=0.03),
+        "m-beta": lambda: failing("the model is overloaded, try later"),
+        "m-gamma": lambda: streamed("m-gamma", count=10, delay=0.03),
+    }
+    app = make_app(scripted_center(llm_server, replies))
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        start(main, 3, question="Fail one?")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
+        screen = compare_screen(app)
+        alpha, beta, gamma = screen.order
+        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        await pilot.pause()
+        assert (alpha.outcome, beta.outcome, gamma.outcome) == ("finished", "failed", "finished")
+        assert beta.header.figures.state == "failed" and "✗ failed" in beta.header.content.plain
+        notice = beta.pane.query("Notice").first()
+        assert "overloaded" in str(notice.render())
+        assert column_text(alpha).endswith("m-alpha-word9 ") and column_text(gamma).endswith("m-gamma-word9 ")
+        await pilot.press("2")  # a failed column cannot be picked
+        await pilot.pause()
+        assert app.screen is screen and screen.picked is None
+        await pilot.press("3")
+        await wait_until(pilot, lambda: app.screen is main)
+        assert main.dialog is gamma.dialog
+
+
+async def test_x_cancels_the_focused_column_esc_cancels_all_and_leaving_keeps_every_branch(
+    llm_server: LLMServer,
+) -> None:
+    replies = {model: (lambda m=model: streamed(m, count=200, delay=0.05)) for model in MODELS}
+    app = make_app(scripted_center(llm_server, replies))
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        start(main, 3, question="Cancel?")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
+        screen = compare_screen(app)
+        first, second, third = screen.order
+        await wait_until(pilot, lambda: all("word2" in column_text(c) for c in screen.columns))
+        await pilot.press("tab")  # the second column
+        await pilot.press("x")
+        await wait_until(pilot, lambda: not second.running)
+        assert second.outcome == "cancelled" and first.running and third.running
+        assert "■ cancelled" in second.header.content.plain
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        assert [c.outcome for c in screen.order] == ["cancelled"] * 3
+        assert app.screen is screen  # esc cancelled; it did not leave yet
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is main)
+        # every answer so far is kept (marked interrupted), each in its branch; the first one is shown
+        assert main.dialog is first.dialog
+        for column in screen.order:
+            answer = column.dialog.last_message
+            assert answer.role is Role.ASSISTANT and answer.content and "word" in answer.content
+        assert main.workbench.positions(first.dialog) == {1: (1, 3)}

@@ -188,7 +188,7 @@ class CompareScreen(Screen[CompareOutcome]):
         if run is not None and run.streaming:
             self.drawer.follow_run(run)
         else:
-            self.drawer.show_latest(column.dialog)
+            self._drawer_latest(column)
         self._refresh_chrome()
 
     def _refresh_chrome(self) -> None:
@@ -219,10 +219,33 @@ class CompareScreen(Screen[CompareOutcome]):
     @on(MessagePane.CursorMoved)
     @on(MessagePane.StreamReport)
     def _pane_reported(self, event: MessagePane.StreamReport | MessagePane.CursorMoved) -> None:
-        if event.pane is self.active_column.pane:
-            self.drawer.follow_pane(self.active_column.pane, event)
+        column = self.active_column
+        if event.pane is column.pane:
+            self._drawer_follow(column, event)
         if isinstance(event, MessagePane.RunDone):
             self._refresh_chrome()
+
+    def _drawer_follow(self, column: CompareColumn, event: MessagePane.StreamReport | MessagePane.CursorMoved) -> None:
+        """The drawer shows the reasoning of the column's answer, live while it streams, unless the cursor is on
+        one of the answer's messages (then that message's). The pane takes the focus with its cursor on the
+        question, which on the main screen would mean "show the question's": here it means "the answer"."""
+        cursor = column.pane.cursor
+        on_answer = cursor is not None and cursor.index is not None and cursor.index >= column.start_index
+        run = self.workbench.runs.get(column.dialog.id)
+        if on_answer or isinstance(event, MessagePane.Frame):
+            self.drawer.follow_pane(column.pane, event)
+        elif run is not None and run.streaming:
+            if self.drawer.source != "stream" or isinstance(event, MessagePane.StreamStarted):
+                self.drawer.follow_run(run)
+        elif not isinstance(event, MessagePane.StreamStarted):
+            self._drawer_latest(column)
+
+    def _drawer_latest(self, column: CompareColumn) -> None:
+        """The reasoning of the column's answer (not of an earlier answer of the context they share)."""
+        if column.dialog.message_count > column.start_index:
+            self.drawer.show_latest(column.dialog)
+        else:
+            self.drawer.show("", "reasoning")
 
     # --- tools ----------------------------------------------------------------------------------------------------
 

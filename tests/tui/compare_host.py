@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import Markdown
 
 from tests.llm_server import LLMServer, RecordedRequest, Reply, error_reply, openai_stream
-from visindigo.engine import Center, ModelInfo, Provider
+from visindigo.engine import Capability, Center, ModelInfo, Provider
 from visindigo.tui.app import AppOptions, VisindigoApp
 from visindigo.tui.screens.compare import CompareScreen
 from visindigo.tui.widgets.compare_column import CompareColumn
@@ -41,8 +41,9 @@ def scripted_center(server: LLMServer, replies: dict[str, Callable[[], Reply]], 
 
     server.responder = respond
     center = Center()
-    models = [ModelInfo(model, extra={"price": {"input": 1.0, "output": 2.0}} if model == "m-alpha" else {})
-              for model in MODELS]  # fmt: skip
+    tools = Capability.TEXT | Capability.TOOLS
+    priced = {"price": {"input": 1.0, "output": 2.0}}  # dollars per million tokens, for m-alpha only
+    models = [ModelInfo(model, capabilities=tools, extra=priced if model == "m-alpha" else {}) for model in MODELS]
     center.add_provider(Provider("lab", name="Lab", kind="openai", base_url=server.openai_url, api_key="sk-lab",
                                  models=models, default_model=MODELS[0], settings=dict(settings)))  # fmt: skip
     return center

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.pilot import Pilot
-
 from tests.llm_server import LLMServer
 from visindigo.engine import Role
 from visindigo.tui.screens import compare_flow
@@ -243,3 +241,59 @@ async def test_x_cancels_the_focused_column_esc_cancels_all_and_leaving_keeps_ev
             answer = column.dialog.last_message
             assert answer.role is Role.ASSISTANT and answer.content and "word" in answer.content
         assert main.workbench.positions(first.dialog) == {1: (1, 3)}
+
+
+async def test_each_column_asks_for_its_own_tool_calls_one_at_a_time(llm_server: LLMServer) -> None:
+    from tests.llm_server import openai_stream, openai_tool_call
+    from visindigo.tui.screens.approval import ApprovalScreen
+
+    from .test_main_features import Dangerous
+
+    asked: dict[str, int] = {}
+
+    def tool_then_text(model: str) -> Any:
+        asked[model] = asked.get(model, 0) + 1
+        if asked[model] == 1:
+            call = openai_tool_call(f"call-{model}", "wipe", ['{"path": "/tmp/', model + '"}'])
+            return openai_stream(tool_calls=call, finish="tool_calls")
+        return openai_stream([f"{model} is done."])
+
+    replies = {model: (lambda m=model: tool_then_text(m)) for model in MODELS}
+    center = scripted_center(llm_server, replies)
+    tool = Dangerous()
+    center.add_function(tool)
+    app = make_app(center)
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        start(main, 2, question="Wipe?")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        screen = main.app.screen_stack[-2]
+        columns = compare_screen_of(screen)
+        first_request = app.screen.request
+        asking = next(c for c in columns if c.dialog.id == first_request.dialog_id)
+        other = next(c for c in columns if c is not asking)
+        # the question names the column; that column comes to the front and its header says it asks
+        assert app.screen.title_text == f"Column {asking.label}: allow this tool call?"
+        assert asking.header.figures.state == "approval" and asking.active
+        assert other.header.figures.state != "approval"
+        await pilot.press("y")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.request.dialog_id == other.dialog.id
+        )
+        assert app.screen.title_text == f"Column {other.label}: allow this tool call?"
+        await pilot.press("n")
+        await wait_until(pilot, lambda: not any(c.running for c in columns))
+        await pilot.pause()
+        allowed = asking.dialog.messages
+        assert tool.calls == [{"path": f"/tmp/{asking.dialog.model_id}"}]
+        assert [m.role for m in allowed][-3:] == [Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]
+        assert "wiped" in allowed[-2].content and "denied" in other.dialog.messages[-2].content
+        assert allowed[-1].content == f"{asking.dialog.model_id} is done."
+
+
+def compare_screen_of(screen: Any) -> list[Any]:
+    from visindigo.tui.screens.compare import CompareScreen
+
+    assert isinstance(screen, CompareScreen)
+    return list(screen.order)

@@ -121,16 +121,16 @@ def column_figures(
 
 
 def header_content(figures: ColumnFigures) -> Content:
-    """Two lines: label, model and state; then time to first token, speed, tokens in/out and cost."""
+    """Three lines: label and state; the model; time to first token, speed, tokens in/out and cost."""
     mark, words = STATES.get(figures.state, ("·", figures.state))
     if figures.state == "waiting" and figures.waiting_for:
         words = f"waits its turn at {figures.waiting_for}"
     label_style = "bold reverse" if figures.active else "bold"
-    first: list[tuple[str, str] | str] = [(f" {figures.label} ", label_style), " "]
-    first.append((clean_line(figures.model, 60), "bold" if figures.model else "dim"))
-    first += ["  ", (f"{mark} {words}", "bold $text-error" if figures.state == "failed" else "dim")]
+    state_style = "bold $text-error" if figures.state == "failed" else "bold" if figures.state == "approval" else ""
+    first: list[tuple[str, str] | str] = [(f" {figures.label} ", label_style), "  ", (f"{mark} {words}", state_style)]
     if figures.picked:
         first += ["  ", ("★ picked", "bold $text-success")]
+    model = (clean_line(figures.model, 80), "dim italic" if figures.model == HIDDEN else "bold")
     numbers: list[str] = []
     if figures.first_token:
         numbers.append(f"first token {figures.first_token:.2f} s")
@@ -139,18 +139,20 @@ def header_content(figures: ColumnFigures) -> Content:
     numbers.append(f"in {_count(figures.input_tokens)} out {_count(figures.output_tokens)}")
     if figures.cost is not None:
         numbers.append(f"${figures.cost:.4f}")
-    return Content.assemble(*first, "\n", (" · ".join(numbers), "dim"))
+    return Content.assemble(*first, "\n", model, "\n", (" · ".join(numbers), "dim"))
 
 
 class CompareHeader(Widget):
-    """Two lines over a column; `show(figures)` redraws only when they changed."""
+    """Three lines over a column; `show(figures)` redraws only when they changed."""
 
     DEFAULT_CSS = """
     CompareHeader {
-        height: 2;
+        height: 3;
         width: 1fr;
         background: $panel;
-        padding: 0 1 0 0;
+        padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -178,6 +180,8 @@ class CompareTabs(Widget):
         height: 1;
         width: 1fr;
         background: $panel;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -197,7 +201,7 @@ class CompareTabs(Widget):
         for figures in tabs:
             mark = STATES.get(figures.state, ("·", ""))[0]
             style = "bold reverse" if figures.active else ""
-            name = "" if figures.model == HIDDEN else f" {clean_line(figures.model, 12)}"
+            name = "" if figures.model == HIDDEN else f" {clean_line(figures.model, 16)}"
             pieces += [(f" {figures.label}{name} {mark} ", style), " "]
         pieces.append(("tab: next column", "dim"))
         self.content = Content.assemble(*pieces)

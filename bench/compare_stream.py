@@ -1,0 +1,170 @@
+"""Streaming side by side: 1, 2 and 4 models answering at once, each at 100 tokens/s (issue 16).
+
+The real app in a pseudo-terminal of 160×45 (wide enough for four columns side by side), measured from the
+outside as in `tui_stream.py`, whose terminal, home and reply helpers this reuses: CPU time from
+/proc/<pid>/stat, every byte written to the terminal counted. Replies come from the loopback LLM server of the
+tests (tests/llm_server.py), one scripted model per column, each an ordinary Markdown reply (headings,
+paragraphs, code blocks, lists) ending with its own end mark.
+
+  1 column     the question sent on the main screen: one message pane (the baseline)
+  2, 4 columns the same question compared (the compare key, alt+c): one pane per model side by side
+
+Target: four columns within the one-pane figures × 2 (CPU while streaming; bytes written per second).
+Bytes per token counts every column's tokens. The models are given by this script's launcher instead of the
+model picker (the picker is not what is measured); the question is typed and the key pressed as a user would.
+
+    .venv/bin/python bench/compare_stream.py [--tokens 1000] [--rate 100] [--fps N] [--runs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import tui_stream  # noqa: E402
+from tui_stream import END_MARK, Terminal, app_env, ordinary_reply_tokens, streaming_reply  # noqa: E402
+
+from tests.llm_server import LLMServer, RecordedRequest, Reply  # noqa: E402
+
+tui_stream.COLUMNS, tui_stream.ROWS = 160, 45
+MODELS = [f"bench-{n}" for n in range(1, 5)]
+
+#: Runs the app as `python -m visindigo` does, with the model picker's answer given (the bench's models).
+LAUNCHER = textwrap.dedent(
+    """
+    import os, sys
+    from visindigo.tui.screens import compare_flow
+
+    async def bench_models(app, workbench):
+        return [("bench", model) for model in os.environ["BENCH_MODELS"].split(",")]
+
+    compare_flow.choose_models = bench_models
+    from visindigo.cli import main
+    sys.exit(main(sys.argv[1:]))
+    """
+)
+
+
+def make_home(server: LLMServer) -> Path:
+    """A VISINDIGO_HOME whose config has one provider on the loopback server with four models."""
+    home = Path(tempfile.mkdtemp(prefix="visindigo-compare-bench-"))
+    (home / "config").mkdir()
+    models = "".join(f'\n[[providers.bench.models]]\nid = "{model}"\ncapabilities = ["text"]\n' for model in MODELS)
+    (home / "config" / "config.toml").write_text(
+        textwrap.dedent(
+            f"""
+            default_provider = "bench"
+
+            [providers.bench]
+            kind = "openai"
+            base_url = "{server.openai_url}"
+            api_key_env = "VISINDIGO_BENCH_KEY"
+            default_model = "{MODELS[0]}"
+
+            [ui]
+            cursor_blink = false
+            """
+        )
+        + models
+    )
+    (home / "launch.py").write_text(LAUNCHER)
+    return home
+
+
+def replies(tokens: int, rate: float) -> dict[str, tuple[Reply, str, int]]:
+    """Each model's reply, its own end mark, and its token count."""
+    made = {}
+    for number, model in enumerate(MODELS, start=1):
+        words = ordinary_reply_tokens(tokens)
+        mark = f"{END_MARK}{number}"
+        words[-1] = words[-1].replace(END_MARK, mark)
+        made[model] = (streaming_reply(words, rate), mark, len(words))
+    return made
+
+
+@dataclass
+class CompareRun:
+    columns: int
+    tokens: int  # streamed in all columns together
+    last_token: float  # key press → every column's last token on screen
+    cpu_streaming: float  # share of one core from the key press to the last token
+    written: int  # bytes written from the key press to the last drawing
+
+
+def stream_once(server: LLMServer, home: Path, fps: float | None, columns: int, tokens: int, rate: float) -> CompareRun:
+    scripted = replies(tokens, rate)
+    asked: list[str] = []
+
+    def respond(request: RecordedRequest) -> Reply:
+        model = (request.json or {}).get("model", MODELS[0])
+        asked.append(model)
+        return scripted[model][0]
+
+    server.responder = respond
+    env = app_env(home)
+    env["BENCH_MODELS"] = ",".join(MODELS[:columns])
+    argv = [sys.executable, str(home / "launch.py")] + (["--fps", str(fps)] if fps else [])
+    terminal = Terminal.spawn(argv, env)
+    try:
+        terminal.wait_for("enter sends", timeout=60)
+        terminal.type(b"go")
+        terminal.quiet_after(time.perf_counter(), quiet=0.5)
+        cpu_before = terminal.cpu_seconds()
+        pressed = time.perf_counter()
+        terminal.type(b"\r" if columns == 1 else b"\x1bc")  # enter sends; alt+c compares
+        marks = [scripted[model][1] for model in MODELS[:columns]]
+        duration = tokens / rate
+        last = max(terminal.wait_for(mark, timeout=duration * 4 + 60, after=pressed) for mark in marks)
+        cpu_at_last = terminal.cpu_seconds()
+        done = terminal.quiet_after(last, quiet=2.5)
+        written = terminal.bytes_between(pressed, done)
+    finally:
+        terminal.close()
+        server.responder = None
+    if sorted(asked) != MODELS[:columns]:
+        raise AssertionError(f"the server was asked for {asked}, not {MODELS[:columns]}")
+    total = sum(scripted[model][2] for model in MODELS[:columns])
+    return CompareRun(columns, total, last - pressed, (cpu_at_last - cpu_before) / (last - pressed), written)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tokens", type=int, default=1000, help="tokens per model (default 1,000)")
+    parser.add_argument("--rate", type=float, default=100.0, help="tokens per second per model (default 100)")
+    parser.add_argument("--fps", type=float, default=None, help="the app's --fps (default: the app's default)")
+    parser.add_argument("--runs", type=int, default=1, help="repetitions of each case (the median is shown)")
+    args = parser.parse_args()
+    with LLMServer() as server:
+        home = make_home(server)
+        try:
+            print(f"{args.tokens:,} tokens per model at {args.rate:.0f} tokens/s each, {tui_stream.COLUMNS}×"
+                  f"{tui_stream.ROWS} terminal, frame rate {args.fps or 'app default'}\n")  # fmt: skip
+            print(f"{'columns':>7}  {'CPU % of a core':>15}  {'bytes/s':>9}  {'bytes/token':>11}  "
+                  f"{'last token ÷ stream':>19}")  # fmt: skip
+            baseline: tuple[float, float] | None = None
+            for columns in (1, 2, 4):
+                runs = [stream_once(server, home, args.fps, columns, args.tokens, args.rate) for _ in range(args.runs)]
+                cpu = statistics.median(r.cpu_streaming for r in runs)
+                rate = statistics.median(r.written / r.last_token for r in runs)
+                per_token = statistics.median(r.written / r.tokens for r in runs)
+                lag = statistics.median(r.last_token / (args.tokens / args.rate) for r in runs)
+                baseline = baseline or (cpu, rate)
+                print(f"{columns:>7}  {100 * cpu:>15.1f}  {rate:>9,.0f}  {per_token:>11,.0f}  {lag:>19.2f}×"
+                      f"   (× one pane: CPU {cpu / baseline[0]:.2f}, bytes/s {rate / baseline[1]:.2f})",
+                      flush=True)  # fmt: skip
+            print("\ntarget: 4 columns within 2.00× one pane in CPU and in bytes per second")
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -7,11 +7,12 @@ tests (tests/llm_server.py), one scripted model per column, each an ordinary Mar
 paragraphs, code blocks, lists) ending with its own end mark.
 
   1 column     the question sent on the main screen: one message pane (the baseline)
-  2, 4 columns the same question compared (the compare key, alt+c): one pane per model side by side
+  2, 4 columns the same question compared (alt+c, enter): one pane per model side by side
 
 Target: four columns within the one-pane figures × 2 (CPU while streaming; bytes written per second).
-Bytes per token counts every column's tokens. The models are given by this script's launcher instead of the
-model picker (the picker is not what is measured); the question is typed and the key pressed as a user would.
+Bytes per token counts every column's tokens. The question is typed and the keys pressed as a user would: alt+c
+opens the compare picker with the models already chosen (the last set, seeded in the home), enter starts;
+what is measured runs from that enter to the last drawing.
 
     .venv/bin/python bench/compare_stream.py [--tokens 1000] [--rate 100] [--fps N] [--runs 1]
 """
@@ -19,6 +20,7 @@ model picker (the picker is not what is measured); the question is typed and the
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import statistics
 import sys
@@ -31,28 +33,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tui_stream  # noqa: E402
-from tui_stream import END_MARK, Terminal, app_env, ordinary_reply_tokens, streaming_reply  # noqa: E402
+from tui_stream import END_MARK, Terminal, app_argv, app_env, ordinary_reply_tokens, streaming_reply  # noqa: E402
 
 from tests.llm_server import LLMServer, RecordedRequest, Reply  # noqa: E402
 
 tui_stream.COLUMNS, tui_stream.ROWS = 160, 45
 MODELS = [f"bench-{n}" for n in range(1, 5)]
-
-#: Runs the app as `python -m visindigo` does, with the model picker's answer given (the bench's models).
-LAUNCHER = textwrap.dedent(
-    """
-    import os, sys
-    from visindigo.tui.screens import compare_flow
-
-    async def bench_models(app, workbench):
-        return [("bench", model) for model in os.environ["BENCH_MODELS"].split(",")]
-
-    compare_flow.choose_models = bench_models
-    from visindigo.cli import main
-    sys.exit(main(sys.argv[1:]))
-    """
-)
-
 
 def make_home(server: LLMServer) -> Path:
     """A VISINDIGO_HOME whose config has one provider on the loopback server with four models."""
@@ -76,8 +62,15 @@ def make_home(server: LLMServer) -> Path:
         )
         + models
     )
-    (home / "launch.py").write_text(LAUNCHER)
     return home
+
+
+def seed_last_set(home: Path, columns: int) -> None:
+    """The models the compare key's picker offers first (the last set, engine.compare.last_set): enter takes them."""
+    data = home / "data"
+    data.mkdir(exist_ok=True)
+    chosen = [{"provider_id": "bench", "model_id": model} for model in MODELS[:columns]]
+    (data / "compare.json").write_text(json.dumps({"last_set": chosen}))
 
 
 def replies(tokens: int, rate: float) -> dict[str, tuple[Reply, str, int]]:
@@ -110,17 +103,19 @@ def stream_once(server: LLMServer, home: Path, fps: float | None, columns: int, 
         return scripted[model][0]
 
     server.responder = respond
-    env = app_env(home)
-    env["BENCH_MODELS"] = ",".join(MODELS[:columns])
-    argv = [sys.executable, str(home / "launch.py")] + (["--fps", str(fps)] if fps else [])
-    terminal = Terminal.spawn(argv, env)
+    seed_last_set(home, columns)
+    terminal = Terminal.spawn(app_argv(fps), app_env(home))
     try:
         terminal.wait_for("enter sends", timeout=60)
         terminal.type(b"go")
         terminal.quiet_after(time.perf_counter(), quiet=0.5)
+        if columns > 1:
+            terminal.type(b"\x1bc")  # alt+c: the compare picker, the last set already chosen
+            terminal.wait_for(f"Compare {columns} of", timeout=30)
+            terminal.quiet_after(time.perf_counter(), quiet=0.5)
         cpu_before = terminal.cpu_seconds()
         pressed = time.perf_counter()
-        terminal.type(b"\r" if columns == 1 else b"\x1bc")  # enter sends; alt+c compares
+        terminal.type(b"\r")  # enter: sends the question, or starts the comparison
         marks = [scripted[model][1] for model in MODELS[:columns]]
         duration = tokens / rate
         last = max(terminal.wait_for(mark, timeout=duration * 4 + 60, after=pressed) for mark in marks)

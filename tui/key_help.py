@@ -1,4 +1,5 @@
-"""What the key list (f1) shows: the bindings of the app, the main screen and its widgets, as they really work.
+"""What the key list (f1) shows: the bindings of the app, the main screen and its widgets, and the comparison
+screen's, as they really work.
 
 A key the screen binds with priority never reaches the widget under it, so a widget's own binding for that key
 (the composer's TextArea binds f6 and f7 itself) is left out of the widget's section rather than listed as if
@@ -45,4 +46,7 @@ def help_sections(app: DOMNode, keymap: Mapping[str, Any] | None = None) -> list
         ("Dialog tree", DialogTree),
     ):
         sections.append((title, [b for b in bindings_of(widget) if not set(_keys_of(b, keymap)) <= taken]))
+    from .screens.compare import CompareScreen
+
+    sections.append(("Comparing models (alt+c)", bindings_of(CompareScreen)))
     return sections

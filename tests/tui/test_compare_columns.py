@@ -11,7 +11,7 @@ from typing import Any
 from tests.llm_server import LLMServer
 from visindigo.engine import Role
 from visindigo.tui.screens import compare_flow
-from visindigo.tui.screens.compare import ComparePick
+from visindigo.engine.compare import ModelChoice
 from visindigo.tui.screens.main import MainScreen
 
 from .compare_host import (
@@ -27,7 +27,7 @@ from .compare_host import (
 
 
 def start(main: MainScreen, count: int, **kwargs: Any) -> None:
-    models = [("lab", model) for model in MODELS[:count]]
+    models = [ModelChoice("lab", model) for model in MODELS[:count]]
     main._in_worker(compare_flow.compare(main.app, main, models, **kwargs), group="compare")
 
 
@@ -43,7 +43,7 @@ async def test_a_question_streams_into_every_column_and_the_pick_opens_on_the_ma
         await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
         screen = compare_screen(app)
         columns = screen.order
-        assert [c.model for c in columns] == ["m-alpha · Lab", "m-beta · Lab", "m-gamma · Lab"]
+        assert [c.model for c in columns] == ["m-alpha", "m-beta", "m-gamma"]
         # mid-stream: every column streams its own model's answer at the same time
         await wait_until(pilot, lambda: all("word3" in column_text(c) for c in columns))
         assert all(c.running for c in columns)
@@ -74,6 +74,9 @@ async def test_a_question_streams_into_every_column_and_the_pick_opens_on_the_ma
         await pilot.pause()
         chosen = columns[1].dialog
         assert main.dialog is chosen
+        [pick] = main.center.picks()
+        assert pick.winner.dialog_id == chosen.id and not pick.blind
+        assert [loser.model_id for loser in pick.losers] == ["m-alpha", "m-gamma"]
         assert main.pane.dialog is chosen
         # the others are its alternatives at the answer: ◀ 2/3 ▶ in creation order
         assert main.workbench.positions(chosen) == {1: (2, 3)}
@@ -89,55 +92,70 @@ async def test_blind_columns_hide_the_models_in_a_random_order_until_the_pick_re
 
     replies = {model: (lambda m=model: streamed(m, count=6, delay=0.02)) for model in MODELS}
     app = make_app(scripted_center(llm_server, replies))
-    picks: list[ComparePick] = []
     async with app.run_test(size=(160, 45)) as pilot:
         main = app.main_screen
         assert main is not None
-        start(main, 4, question="Blind?", blind=True, record_pick=picks.append, rng=random.Random(7))
+        start(main, 4, question="Blind?", blind=True, rng=random.Random(7))
         await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
         screen = compare_screen(app)
-        shuffled = [column.model for column in screen.order]
-        assert sorted(shuffled) == sorted(c.model for c in screen.columns)
-        assert shuffled != [c.model for c in screen.columns]  # this seed moves them
+        shuffled = [column.dialog.model_id for column in screen.order]
+        assert sorted(shuffled) == MODELS and shuffled != MODELS  # this seed moves them
         await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
         await pilot.pause()
         # the screen names no model anywhere: labels A-D by position, the text of each column is its own
         assert [c.label for c in screen.order] == ["A", "B", "C", "D"]
         shown = " ".join(c.header.content.plain for c in screen.order) + str(screen.hint.render())
-        assert "m-alpha ·" not in shown and "m-beta ·" not in shown and "hidden until you pick" in shown
+        shown += screen.tabs.content.plain
+        assert not any(model in shown for model in MODELS) and "hidden until you pick" in shown
         third = screen.order[2]
         await pilot.press("3")
         await pilot.pause()
         # the pick is recorded as blind, then the reveal: every header names its model, the pick is marked
-        assert len(picks) == 1 and picks[0].blind and picks[0].winner is third.dialog
-        assert set(picks[0].losers) == {c.dialog for c in screen.columns} - {third.dialog}
+        picks = main.center.picks()
+        assert len(picks) == 1 and picks[0].blind and picks[0].winner.dialog_id == third.dialog.id
+        assert picks[0].winner.model_id == third.dialog.model_id
+        assert {loser.dialog_id for loser in picks[0].losers} == {c.dialog.id for c in screen.columns} - {
+            third.dialog.id
+        }
         assert app.screen is screen and third.picked
         for column in screen.order:
-            assert column.model in column.header.content.plain
+            assert column.dialog.model_id in column.header.content.plain
         assert "★ picked" in third.header.content.plain
-        assert f"You picked C: {third.model}" in str(screen.hint.render())
+        assert f"You picked C: {third.dialog.model_id}" in str(screen.hint.render())
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.screen is main)
         assert main.dialog is third.dialog
 
 
-async def test_revealing_before_the_pick_makes_it_not_blind(llm_server: LLMServer) -> None:
+async def test_revealing_before_the_pick_makes_it_not_blind_and_blind_mode_is_kept_for_the_next(
+    llm_server: LLMServer,
+) -> None:
     replies = {model: (lambda m=model: streamed(m, count=3, delay=0.01)) for model in MODELS}
     app = make_app(scripted_center(llm_server, replies))
-    picks: list[ComparePick] = []
     async with app.run_test(size=(160, 45)) as pilot:
         main = app.main_screen
         assert main is not None
-        start(main, 2, question="Peek?", blind=True, record_pick=picks.append)
+        start(main, 2, question="Peek?", blind=True)
         await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
         screen = compare_screen(app)
         await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
         await pilot.press("b")  # reveal
         assert [c.label for c in screen.order] == ["1", "2"]
-        assert all(c.model in c.header.content.plain for c in screen.order)
+        assert all(c.dialog.model_id in c.header.content.plain for c in screen.order)
+        await pilot.press("b")  # hidden again: out of sight, but the pick is no longer blind
+        assert [c.label for c in screen.order] == ["A", "B"]
+        assert all(c.dialog.model_id not in c.header.content.plain for c in screen.order)
         await pilot.press("p")
+        await pilot.press("enter")
         await wait_until(pilot, lambda: app.screen is main)
-        assert len(picks) == 1 and not picks[0].blind and picks[0].winner is screen.order[0].dialog
+        picks = main.center.picks()
+        assert len(picks) == 1 and not picks[0].blind
+        # blind mode was on when the user left: the next comparison starts blind
+        await pilot.press("ctrl+n")
+        start(main, 2, question="Again?")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
+        again = compare_screen(app)
+        assert again is not screen and again.blind and again.comparison.blind
 
 
 async def test_below_120_columns_the_columns_are_tabs_and_tab_cycles_them_at_80x24(llm_server: LLMServer) -> None:
@@ -161,7 +179,8 @@ async def test_below_120_columns_the_columns_are_tabs_and_tab_cycles_them_at_80x
         shown = [c for c in screen.order if c.display]
         assert shown == [screen.order[0]] and shown[0].region.width >= 78
         strip = screen.tabs.content.plain
-        assert all(f" {n} m-" in strip for n in (1, 2, 3)) and "tab: next column" in strip
+        assert all(f" {n} {model} " in strip for n, model in zip((1, 2, 3), MODELS, strict=False))
+        assert "tab: next column" in strip
         assert app.focused is screen.order[0].pane
         await pilot.press("ctrl+g")  # the drawer shows the focused column's reasoning
         await pilot.pause()
@@ -297,3 +316,26 @@ def compare_screen_of(screen: Any) -> list[Any]:
 
     assert isinstance(screen, CompareScreen)
     return list(screen.order)
+
+
+async def test_a_provider_that_answers_one_at_a_time_makes_the_second_column_wait_its_turn(
+    llm_server: LLMServer,
+) -> None:
+    replies = {model: (lambda m=model: streamed(m, count=30, delay=0.05)) for model in MODELS}
+    app = make_app(scripted_center(llm_server, replies, max_concurrent_runs=1))
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        start(main, 2, question="One at a time?")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
+        screen = compare_screen(app)
+        first, second = screen.order
+        await wait_until(pilot, lambda: "word3" in column_text(first))
+        await wait_until(pilot, lambda: second.header.figures.state == "waiting", timeout=2)
+        assert "waits its turn at Lab" in second.header.content.plain
+        assert column_text(second) == "" and len([r for r in llm_server.requests if r.method == "POST"]) == 1
+        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        await pilot.pause()
+        assert first.outcome == second.outcome == "finished"
+        assert column_text(second).endswith("m-beta-word29 ")
+        assert second.header.figures.state == "finished"

@@ -1,7 +1,9 @@
 """The comparison screen: one question answered by 2-4 models side by side, and the pick of one answer.
 
-Each column is a branch dialog of the question's dialog, shown in its own message pane and run in the main
-screen's workbench (so a run goes on, and its pane on the main screen streams it, after this screen is left).
+Each column is a branch of an `engine.compare.Comparison` (which made the branches, records the pick and follows
+each branch's state, such as waiting for its provider), shown in its own message pane and run in the main
+screen's workbench, one run per column (so a run goes on, and the main screen streams it, after this screen is
+left). The providers' `max_concurrent_runs` apply in the engine's run loop, whoever drives the run.
 At 120 columns and more the columns stand side by side; below that they become tabs, one shown at a time, and
 tab cycles them. The reasoning drawer follows the focused column. A tool call is asked for in the column that
 wants it (the question names the column), one question at a time.
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -30,6 +31,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from visindigo.engine import Dialog, ModelInfo
+from visindigo.engine.compare import BLIND_LABELS, CompareError, Comparison, Pick
 
 from ..widgets.compare_column import CompareColumn
 from ..widgets.compare_header import CompareTabs
@@ -40,38 +42,27 @@ from ..workbench import Workbench
 if TYPE_CHECKING:
     from visindigo.engine.approval import Approval, ToolCallRequest
 
-BLIND_LABELS = "ABCD"
 #: Below this many terminal columns the columns become tabs.
 SIDE_BY_SIDE = 120
 
 
 @dataclass(frozen=True, slots=True)
-class CompareEntry:
-    """One model of the comparison: its branch dialog, its name as shown, and what the config says of it."""
-
-    dialog: Dialog
-    model: str
-    model_info: ModelInfo | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ComparePick:
-    """The user's choice: the `winner` branch, the `losers`, and whether the models were hidden until then."""
-
-    winner: Dialog
-    losers: list[Dialog]
-    blind: bool
-
-
-@dataclass(frozen=True, slots=True)
 class CompareOutcome:
-    """What the screen was left with: the pick (None: left without one) and the branches in creation order."""
+    """What the screen was left with: the pick (None: left without one), the branch to open on the main screen
+    (the picked one, else the first), and every branch in creation order."""
 
-    pick: ComparePick | None
+    pick: Pick | None
+    winner: Dialog | None
     branches: list[Dialog]
 
 
-PickRecorder = Callable[[ComparePick], None]
+def model_info(comparison: Comparison, column: int) -> ModelInfo | None:
+    """What the config says of the column's model (its prices, for the header's cost)."""
+    choice = comparison.columns[column].choice
+    provider = comparison.center.get_provider(choice.provider_id)
+    if provider is None:
+        return None
+    return next((model for model in provider.models if model.id == choice.model_id), None)
 
 
 class CompareScreen(Screen[CompareOutcome]):
@@ -109,43 +100,37 @@ class CompareScreen(Screen[CompareOutcome]):
     def __init__(
         self,
         workbench: Workbench,
-        entries: list[CompareEntry],
+        comparison: Comparison,
         *,
-        blind: bool = False,
-        record_pick: PickRecorder | None = None,
         fps: float = 4.0,
         rng: random.Random | None = None,
         start_runs: bool = True,
     ) -> None:
         super().__init__()
-        if not 2 <= len(entries) <= 4:
-            raise ValueError("a comparison has 2 to 4 models")
         self.workbench = workbench
-        self.entries = list(entries)
-        self.record_pick = record_pick
+        self.comparison = comparison
         self.start_runs = start_runs
-        self.blind = blind
-        #: Whether the models were hidden from the start: only then is a pick recorded as blind.
-        self._blind_from_start = blind
+        #: Whether the models are hidden now (the comparison says whether a pick counts as blind).
+        self.blind = comparison.blind and not comparison.revealed
+        #: The blind toggle as the user left it (the pick's reveal does not turn it off): kept for the next one.
+        self.blind_mode = self.blind
         self._rng = rng or random.Random()
         self.columns = [
-            CompareColumn(workbench, entry.dialog, entry.model, model_info=entry.model_info, fps=fps)
-            for entry in entries
-        ]
-        self.order: list[CompareColumn] = self._ordered()
+            CompareColumn(
+                workbench, column.dialog, comparison.model_label(number), model_info=model_info(comparison, number),
+                fps=fps, waiting=lambda column=column: column.waiting_for if column.status == "waiting" else "",
+            )
+            for number, column in enumerate(comparison.columns)
+        ]  # fmt: skip
+        #: Left to right: the comparison's order (which it shuffled when blind).
+        self.order: list[CompareColumn] = list(self.columns)
         self.active = 0
-        self.picked: ComparePick | None = None
+        self.picked: Pick | None = None
+        self.winner: CompareColumn | None = None
         self.drawer = ReasoningDrawer(id="compare-drawer")
         self.tabs = CompareTabs(id="compare-tabs")
         self.hint = Static(Content(""), id="compare-hint")
         self._asking = asyncio.Lock()
-
-    def _ordered(self) -> list[CompareColumn]:
-        """Columns in creation order, or shuffled when blind (the position must not tell the model)."""
-        order = list(self.columns)
-        if self.blind:
-            self._rng.shuffle(order)
-        return order
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="compare-body"):
@@ -156,6 +141,9 @@ class CompareScreen(Screen[CompareOutcome]):
             yield self.drawer
         yield self.hint
         yield Footer(compact=True, show_command_palette=False)
+
+    def on_unmount(self) -> None:
+        self.comparison.close()
 
     async def on_mount(self) -> None:
         self._relabel()
@@ -195,17 +183,13 @@ class CompareScreen(Screen[CompareOutcome]):
         """The tab strip and the hint line: what runs, what the keys do now."""
         self.tabs.show([column.figures() for column in self.order])
         running = sum(column.running for column in self.columns)
-        if self.picked is not None:
-            text = f"You picked {self._name_of(self.picked.winner)}. enter opens it on the main screen."
+        if self.winner is not None:
+            text = f"You picked {self.winner.label}: {self.winner.model}. enter opens it on the main screen."
         elif running:
             text = f"{running} of {len(self.columns)} answering · x cancels this column · esc cancels all"
         else:
             text = "1-4 or p picks the answer that continues · esc leaves and keeps every answer as a branch"
         self.hint.update(Content(text))
-
-    def _name_of(self, dialog: Dialog) -> str:
-        column = self._column_of(dialog.id)
-        return f"{column.label}: {column.model}" if column is not None else "an answer"
 
     def _column_of(self, dialog_id: str) -> CompareColumn | None:
         return next((column for column in self.columns if column.dialog.id == dialog_id), None)
@@ -286,28 +270,31 @@ class CompareScreen(Screen[CompareOutcome]):
         return sum(self.workbench.cancel_run(column.dialog.id) for column in self.columns)
 
     def action_escape(self) -> None:
-        if self.picked is not None:
+        if self.winner is not None:
             self.action_open_pick()
         elif not self.cancel_all():
-            self.dismiss(CompareOutcome(None, [column.dialog for column in self.columns]))
+            self.dismiss(self._outcome())
+
+    def _outcome(self) -> CompareOutcome:
+        branches = [column.dialog for column in self.columns]
+        winner = self.winner.dialog if self.winner is not None else None
+        return CompareOutcome(self.picked, winner, branches)
 
     def action_pick(self, number: int = 0) -> None:
-        """Pick the column at position `number` (1-4), or the focused one (0)."""
-        if self.picked is not None:
+        """Pick the column at position `number` (1-4), or the focused one (0): recorded, and the models revealed."""
+        if self.winner is not None:
             self.action_open_pick()
             return
         if number > len(self.order):
             self.notify(f"There is no column {number}.", severity="warning")
             return
         column = self.order[number - 1] if number else self.active_column
-        if column.outcome == "failed":
-            self.notify(f"Column {column.label} failed; pick another, or esc leaves keeping all.", severity="warning")
+        try:
+            self.picked = self.comparison.pick(self.columns.index(column))
+        except CompareError as error:
+            self.notify(f"Column {column.label}: {error}.", severity="warning", markup=False)
             return
-        losers = [other.dialog for other in self.columns if other is not column]
-        pick = ComparePick(column.dialog, losers, blind=self.blind and self._blind_from_start)
-        self.picked = pick
-        if self.record_pick is not None:
-            self.record_pick(pick)
+        self.winner = column
         column.picked = True
         if self.blind:  # the reveal: every header names its model (under the same letter), and the pick is marked
             self.blind = False
@@ -318,28 +305,32 @@ class CompareScreen(Screen[CompareOutcome]):
         self.action_open_pick()
 
     def action_open_pick(self, by_enter: bool = False) -> None:
-        if self.picked is None:
+        if self.winner is None:
             if by_enter:  # before a pick, enter is the column's own (it expands a tool call)
                 raise SkipAction()
             self.notify("Pick an answer first: p, or 1-4.")
             return
-        self.dismiss(CompareOutcome(self.picked, [column.dialog for column in self.columns]))
+        self.dismiss(self._outcome())
 
     def action_toggle_blind(self) -> None:
-        """Hide the models (a new random order, labelled A-D) or show them; a pick counts as blind only when the
-        models were hidden from the start."""
-        if self.picked is not None:
+        """Hide the models (in a new random order, labelled A-D) or show them. Once shown, a pick no longer
+        counts as blind: hiding them again only keeps them out of sight."""
+        if self.winner is not None:
             return
-        self.blind = not self.blind
+        focused = self.active_column
+        self.blind = self.blind_mode = not self.blind
         if self.blind:
-            self.order = self._ordered()
+            self.comparison.revealed = False
+            self._rng.shuffle(self.order)
             container = self.query_one("#compare-columns", Horizontal)
             for column in self.order:
-                container.move_child(column, after=len(container.children) - 1)
+                if column is not container.children[-1]:
+                    container.move_child(column, after=container.children[-1])
         else:
-            self._blind_from_start = False
+            self.comparison.reveal()
+            self.comparison.blind = False
         self._relabel()
-        self.activate(self.order.index(self.active_column) if self.active_column in self.order else 0)
+        self.activate(self.order.index(focused))
 
     def action_retry(self) -> None:
         """Run the focused column again when its run failed or was cancelled before any answer."""

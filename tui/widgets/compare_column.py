@@ -9,6 +9,7 @@ pane draws a frame, when the run's usage or state changes, and once a second whi
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -66,6 +67,7 @@ class CompareColumn(Vertical):
         *,
         model_info: ModelInfo | None = None,
         fps: float = 4.0,
+        waiting: Callable[[], str] = lambda: "",
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
@@ -80,6 +82,8 @@ class CompareColumn(Vertical):
         #: A tool call of this column waits for the user's answer.
         self.asking = False
         self._price = price_of(model_info)
+        #: The provider the column's run waits for (its limit of runs at once), or "".
+        self._waiting = waiting
         self._first_token = 0.0
         #: Messages the branch had before its run: the answer's usage is counted from here.
         self.start_index = dialog.message_count
@@ -131,6 +135,7 @@ class CompareColumn(Vertical):
             usage=self.answer_usage(),
             price=self._price,
             asking=self.asking,
+            waiting_for=self._waiting(),
             picked=self.picked,
             active=self.active,
             now=time.monotonic(),

@@ -65,14 +65,14 @@ class ColumnFigures:
     active: bool = False
 
 
-def run_state_name(run: RunState | None, *, asking: bool = False) -> str:
+def run_state_name(run: RunState | None, *, asking: bool = False, waiting: bool = False) -> str:
     """The header's state for a run: see `STATES`."""
     if run is None:
         return "ready"
     if asking:
         return "approval"
     if run.running:
-        if getattr(run, "waiting_for", ""):
+        if waiting:
             return "waiting"
         if run.streaming:
             return "streaming"
@@ -89,12 +89,14 @@ def column_figures(
     usage: tuple[int, int] = (0, 0),
     price: tuple[float, float] | None = None,
     asking: bool = False,
+    waiting_for: str = "",
     picked: bool = False,
     active: bool = False,
     now: float | None = None,
 ) -> ColumnFigures:
     """The figures of one column. `usage` is what the branch's answers reported (tokens in, out) once the run is
-    over; while it runs, the run's own counts (and the live estimate of the round) are used."""
+    over; while it runs, the run's own counts (and the live estimate of the round) are used. `waiting_for`
+    names the provider the run waits for (it serves as many runs as it allows)."""
     input_tokens, output_tokens = usage
     speed = 0.0
     if run is not None:
@@ -108,13 +110,13 @@ def column_figures(
     return ColumnFigures(
         label=label,
         model=model,
-        state=run_state_name(run, asking=asking),
+        state=run_state_name(run, asking=asking, waiting=bool(waiting_for)),
         first_token=first_token,
         tokens_per_second=speed,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
         cost=cost,
-        waiting_for=clean_line(getattr(run, "waiting_for", "") or "", 40) if run is not None else "",
+        waiting_for=clean_line(waiting_for, 40),
         picked=picked,
         active=active,
     )

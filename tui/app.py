@@ -116,10 +116,29 @@ class VisindigoApp(App[None]):
                 f"theme {wanted!r} is not installed; using {self.theme}. Installed: {', '.join(self.available_themes)}"
             )
 
+    def _last_dialog(self) -> Dialog | None:
+        """The dialog changed last: the app starts where the user left (ctrl+n is one key away)."""
+        summaries = self.center.dialog_summaries()
+        if not summaries:
+            return None
+        newest = max(summaries, key=lambda s: (s.updated_at, s.created_at))
+        try:
+            return self.center.get_dialog(newest.id)
+        except Exception:  # a damaged row must not stop the start: begin with a new dialog instead
+            log.exception("opening the last dialog failed")
+            return None
+
     def _apply_choices(self) -> Dialog:
-        """The first dialog, with --provider / --model applied to it; problems become notices."""
-        dialog = Dialog(self.center)
+        """The first dialog, with --provider / --model applied to it; problems become notices.
+
+        Without either, the last dialog is opened again; with one, a new dialog gets it (for this run only).
+        """
         provider_id, model_id = self.options.provider, self.options.model
+        if not provider_id and not model_id:
+            last = self._last_dialog()
+            if last is not None:
+                return last
+        dialog = Dialog(self.center)
         if provider_id:
             if self.center.get_provider(provider_id) is None:
                 known = ", ".join(p.id for p in self.center.providers) or "none configured"
@@ -153,6 +172,7 @@ class VisindigoApp(App[None]):
         return MainScreen(self.center, stream_fps=fps, dialog=self._apply_choices())
 
     async def on_mount(self) -> None:
+        self._leave_on_signals()
         if self.center.mcp_servers:
             self.install_tool_source()
         for notice in self._startup_notices:
@@ -162,6 +182,9 @@ class VisindigoApp(App[None]):
         """The main screen is mounted: seed the demo, offer first-run setup, or ask the demo's live question."""
         if self._gc_paused:
             self.call_after_refresh(self._resume_gc)
+        if self.center.read_only:
+            screen.status_line.note = "read-only"
+            screen._refresh_status()
         if self.options.demo:
             from .demo import install_demo
 
@@ -175,6 +198,38 @@ class VisindigoApp(App[None]):
             from .demo import LIVE_QUESTION
 
             self.call_after_refresh(screen.send, LIVE_QUESTION)
+
+    def _leave_on_signals(self) -> None:
+        """SIGTERM and SIGHUP (the terminal closed) end the app as ctrl+q does, minus what needs a terminal.
+
+        Python's default for both is to die at once, without the clean-up that removes the demo's temporary
+        template folder, so it was left behind in /tmp.
+        """
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for number in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)):
+            if number is None:
+                continue
+            try:
+                loop.add_signal_handler(number, self._signalled, int(number))
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
+                continue
+
+    def _signalled(self, number: int) -> None:
+        self.remove_temporary_files()  # first: after SIGHUP the terminal may be gone before the app has left
+        for worker in list(self.workers):
+            worker.cancel()
+        self.exit(return_code=128 + number)
+
+    def remove_temporary_files(self) -> None:
+        """Remove the temporary template folder (`--demo`, or no config); every way out calls this."""
+        folder, self._template_folder = self._template_folder, None
+        if folder is not None:
+            try:
+                folder.cleanup()
+            except OSError:
+                log.warning("could not remove the temporary folder %s", folder.name)
 
     def _resume_gc(self) -> None:
         """After the first frame: collect what start-up left, then keep the objects that live as long as the
@@ -267,4 +322,5 @@ class VisindigoApp(App[None]):
             await asyncio.wait_for(self.center.aclose(), timeout=5)
         except Exception:  # leaving must never fail; the OS reclaims what is left
             log.exception("closing the Center failed")
+        self.remove_temporary_files()
         self.exit()

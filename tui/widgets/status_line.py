@@ -50,17 +50,23 @@ class StatusLine(Widget):
         super().__init__(id=id)
         self.info = StatusInfo()
         self.content = Content("")
+        #: Shown first on the line for as long as the app runs, e.g. "read-only" (a served tab beside a writer).
+        self.note = ""
+        self._shown_note = ""
 
     def render(self) -> Content:
         return self.content
 
     def show(self, info: StatusInfo) -> None:
-        if info == self.info and self.content.plain:
+        if info == self.info and self.content.plain and self._shown_note == self.note:
             return
         self.info = info
+        self._shown_note = self.note
         provider = clean(info.provider) or "no provider"
         model = clean(info.model) or "no model"
         pieces: list[tuple[str, str] | str] = [(provider, "bold"), " · ", model]
+        if self.note:
+            pieces[:0] = [(self.note, "bold reverse"), " "]
         if info.marks:
             pieces += [" · ", (info.marks, "bold")]
         pieces += [f" · in {_count(info.input_tokens)} out {_count(info.output_tokens)}"]

@@ -126,7 +126,8 @@ def _reading(args: argparse.Namespace) -> Iterator[Center]:
 
 
 def tree_rows(summaries: list[DialogSummary]) -> Iterator[tuple[int, DialogSummary]]:
-    """(depth, summary) in tree order: each root oldest first, its branches under it, depth first.
+    """(depth, summary) in the app's tree order: the newest dialog first, each one's branches under it (oldest
+    first, as they were made), depth first.
 
     A dialog whose parent is gone counts as a root, so nothing stored is left out.
     """
@@ -135,7 +136,8 @@ def tree_rows(summaries: list[DialogSummary]) -> Iterator[tuple[int, DialogSumma
     for summary in summaries:
         parent = summary.branch_from_id if summary.branch_from_id in known else ""
         children.setdefault(parent, []).append(summary)
-    stack = [(0, s) for s in reversed(children.get("", []))]
+    roots = sorted(children.get("", []), key=lambda s: (s.created_at, s.id))
+    stack = [(0, s) for s in roots]  # popped from the end: newest first
     while stack:
         depth, summary = stack.pop()
         yield depth, summary

@@ -126,6 +126,8 @@ class Composer(Vertical):
         color: $text-muted;
         padding: 0 1;
         display: none;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     Composer.-editing > .mode {
         display: block;

@@ -43,6 +43,8 @@ class StatusLine(Widget):
         background: $panel;
         color: $text-muted;
         padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 

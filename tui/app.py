@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from tempfile import TemporaryDirectory
 
+    from textual.theme import Theme
+
     from visindigo.engine.templates.library import TemplateLibrary
 
 log = logging.getLogger(__name__)
@@ -149,6 +151,23 @@ class VisindigoApp(App[None]):
             dialog.model_id = model_id
         return dialog
 
+    def _keep_theme(self, theme: Theme) -> None:
+        """A theme picked in the palette is written to config.toml (`theme = ...`), so the next start uses it.
+
+        Without a config (`--demo`, a Center made in code) it lasts for this run only: the demo writes nowhere.
+        """
+        if self.center.settings.get("theme") == theme.name:
+            return
+        self.center.settings["theme"] = theme.name
+        if self.center.paths is None or self.options.demo:
+            return
+        from visindigo.engine import config as config_writer
+
+        try:
+            config_writer.set_theme(self.center.paths, theme.name)
+        except (config_writer.ConfigError, OSError) as error:
+            self.notify(f"The theme could not be kept for the next start: {error}", severity="warning", markup=False)
+
     def install_tool_source(self) -> None:
         """The MCP manager the run loop asks for tools; servers marked start_on_launch start now.
 
@@ -173,6 +192,7 @@ class VisindigoApp(App[None]):
 
     async def on_mount(self) -> None:
         self._leave_on_signals()
+        self.theme_changed_signal.subscribe(self, self._keep_theme)
         if self.center.mcp_servers:
             self.install_tool_source()
         for notice in self._startup_notices:
@@ -299,6 +319,14 @@ class VisindigoApp(App[None]):
                     write_sample_templates(Path(folder))
             self._library = TemplateLibrary(folder)
         return self._library
+
+    def template_files_word(self) -> str:
+        """What the template screen calls the folder's templates: the demo's is no library of the user's."""
+        if self.options.demo:
+            return "the demo's folder (temporary)"
+        if self._template_folder is not None:
+            return "a temporary folder"
+        return "your library"
 
     # --- help and palette -------------------------------------------------------------------------------------
 

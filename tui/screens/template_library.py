@@ -93,9 +93,12 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
         *,
         clock: Clock | None = None,
         load_mcp: bool = True,
+        files_word: str = "your library",
     ) -> None:
         super().__init__()
         self.library = library
+        #: What the folder's templates are called: "your library", or the demo's temporary folder.
+        self.files_word = files_word
         self.dialog = dialog
         self.clock = clock
         self.load_mcp = load_mcp
@@ -116,6 +119,9 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
                 with VerticalScroll(id="detail"):
                     yield Static("", id="detail-text")
             yield Static("", id="status")
+
+    def _source_word(self, source: str) -> str:
+        return self.files_word if source == "file" else _SOURCE_WORDS[source]
 
     def on_mount(self) -> None:
         self.library.reload()
@@ -173,7 +179,7 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
         option_list = self.query_one("#list", OptionList)
         option_list.clear_options()
         option_list.add_options(
-            Option(Content.assemble(clean(e.name), ("  " + _SOURCE_WORDS[e.source], "dim"))) for e in self._shown
+            Option(Content.assemble(clean(e.name), ("  " + self._source_word(e.source), "dim"))) for e in self._shown
         )
         if self._shown:
             index = next((i for i, e in enumerate(self._shown) if keep is not None and e.key == keep.key), 0)
@@ -188,7 +194,7 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
             detail.update(Content(text))
             return
         parts: list[str | tuple[str, str]] = [(clean(entry.name), "bold"), "\n"]
-        where = _SOURCE_WORDS[entry.source]
+        where = self._source_word(entry.source)
         if entry.path is not None:
             where += f" — {entry.path.name}"
         parts.append((where + "\n", "dim"))
@@ -347,8 +353,8 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
                 self._status(f"A server prompt cannot be {participle} here: it lives on its MCP server.")
             else:
                 self._status(
-                    f"{entry.name!r} comes from {_SOURCE_WORDS[entry.source]}, not from a file: "
-                    f"press c to copy it into your library, then {verb} the copy."
+                    f"{entry.name!r} comes from {self._source_word(entry.source)}, not from a file: "
+                    f"press c to copy it into {self.files_word}, then {verb} the copy."
                 )
             return None
         return entry

@@ -19,6 +19,10 @@ class StatusInfo:
     output_tokens: int = 0
     tokens_per_second: float = 0.0
     state: str = ""
+    #: The speed is the last answer's final figure (no answer is streaming now).
+    speed_is_final: bool = False
+    #: Why a capability mark the dialog needs is missing ("" when none is).
+    note: str = ""
 
 
 def _count(value: int) -> str:
@@ -71,9 +75,12 @@ class StatusLine(Widget):
             pieces[:0] = [(self.note, "bold reverse"), " "]
         if info.marks:
             pieces += [" · ", (info.marks, "bold")]
+        if info.note:
+            pieces += [" · ", (clean(info.note), "bold $text-warning")]
         pieces += [f" · in {_count(info.input_tokens)} out {_count(info.output_tokens)}"]
         if info.tokens_per_second > 0:
-            pieces += [f" · {info.tokens_per_second:.0f} tok/s"]
+            speed = f"{info.tokens_per_second:.0f} tok/s"
+            pieces += [f" · last answer {speed}" if info.speed_is_final else f" · {speed}"]
         if info.state:
             pieces += ["  ", (info.state, "bold")]
         self.content = Content.assemble(*pieces)

@@ -323,7 +323,7 @@ class VisindigoApp(App[None]):
     def template_files_word(self) -> str:
         """What the template screen calls the folder's templates: the demo's is no library of the user's."""
         if self.options.demo:
-            return "the demo's folder (temporary)"
+            return "demo folder"
         if self._template_folder is not None:
             return "a temporary folder"
         return "your library"

@@ -69,11 +69,12 @@ class StatusPart(MainBase):
         try:
             model = provider.pick_model(required, dialog.model_id)
         except NoModelAvailable:
-            shown = chosen or (provider.models[0] if provider.models else None)
-            lacking = required & ~shown.capabilities if shown is not None else required
-            name = shown.label if shown is not None else dialog.model_id
-            marks = shown.capabilities.marks() if shown is not None else ""
-            return name, marks, f"needs {lacking.marks()}: no model of {provider.name} has it (f2)"
+            if not provider.models:  # nothing listed (yet): "no model" says it; there is no mark to miss
+                return dialog.model_id, "", ""
+            shown = chosen or provider.models[0]
+            lacking = required & ~shown.capabilities
+            note = f"needs {lacking.marks()}: no model of {provider.name} has it (f2)"
+            return shown.label, shown.capabilities.marks(), note
         note = ""
         if chosen is not None and chosen.id != model.id and required not in chosen.capabilities:
             lacking = required & ~chosen.capabilities

@@ -10,7 +10,6 @@ from visindigo.engine import Role
 from .. import branches
 from ..widgets.composer import ComposerInput
 from ..widgets.message_pane import MessagePane
-from ..widgets.message_view import AlternativeSwitch
 from .main_base import MainBase
 
 
@@ -102,6 +101,8 @@ class BranchingPart(MainBase):
     def _reveal_alternatives(self, index: int, tries: int = 10) -> None:
         """Bring ◀ n/m ▶ of message `index` on screen: an answer taller than the pane opens at its top, which
         left the marker (at its end) below the fold, so the user could not tell which alternative was shown."""
+        from ..widgets.message_view import AlternativeSwitch  # Markdown's module: not on the start-up path
+
         view = self.pane.view_for(index)
         switches = view.query(AlternativeSwitch) if view is not None else None
         if not switches:

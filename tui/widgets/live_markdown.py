@@ -8,11 +8,15 @@ line. The final full render (`update`, after the stream) highlights every block 
 
 from __future__ import annotations
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_core import StateCore
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
 
 
 def keeping_line_breaks() -> MarkdownIt:
@@ -23,6 +27,8 @@ def keeping_line_breaks() -> MarkdownIt:
     no soft breaks, so they stay as they were. (markdown-it's `breaks` option only changes its HTML output;
     Textual reads the tokens, so the soft breaks become hard ones here.)
     """
+    from markdown_it import MarkdownIt  # on first use: start-up does not need it (tests/test_startup_deferrals)
+
     parser = MarkdownIt("gfm-like", {"breaks": True})
     parser.core.ruler.push("keep_line_breaks", _soft_breaks_to_hard)
     return parser

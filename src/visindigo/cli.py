@@ -51,7 +51,7 @@ def _add_run_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> N
         default=default(None),
         help="frames per second while a reply streams (default 4; 1-2 for slow SSH links)",
     )
-    # Set by `visindigo serve` on the command each browser tab runs (see run_served_problem / open_center).
+    # Set by `visindigo serve` on the command each browser tab runs (see open_center and _fail_served).
     parser.add_argument("--served", action="store_true", default=default(False), help=argparse.SUPPRESS)
 
 

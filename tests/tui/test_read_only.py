@@ -7,7 +7,7 @@ from pathlib import Path
 from visindigo.engine import Center, Role
 from visindigo.engine.providers import scripted_provider
 
-from .helpers import answer, main_screen, make_app, settle, type_text
+from .helpers import answer, main_screen, make_app, settle, type_text, wait_until
 
 
 async def test_a_read_only_app_opens_the_saved_dialogs_answers_in_memory_and_changes_nothing(tmp_path: Path) -> None:
@@ -22,8 +22,8 @@ async def test_a_read_only_app_opens_the_saved_dialogs_answers_in_memory_and_cha
         app = make_app(center=reader)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = main_screen(app)
-            await pilot.pause()
-            assert screen.dialog.id == saved.id  # the last dialog, opened again
+            # the last dialog, opened again just after the first frame
+            assert await wait_until(pilot, lambda: screen.dialog.id == saved.id)
             assert "read-only" in str(screen.status_line.content)
             await pilot.press("ctrl+n")
             await type_text(pilot, "new here")

@@ -146,6 +146,23 @@ async def test_two_tabs_each_get_a_working_app_and_the_second_says_it_is_read_on
     assert not list(home.glob("**/visindigo-*.md"))  # nothing was saved on the server's side
 
 
+async def test_a_tab_whose_app_cannot_start_says_why_in_the_page(tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "data"
+    not_a_folder.write_text("a file where the data folder should be", encoding="utf-8")
+    port = _free_port()
+    server = _serve(port, "--data-dir", str(not_a_folder))
+    try:
+        async with aiohttp.ClientSession() as session:
+            await _page(session, port)
+            websocket = await session.ws_connect(f"http://127.0.0.1:{port}/ws?width=100&height=30")
+            tab = Tab(websocket)
+            await tab.wait_for("Visindigo cannot start here", "ctrl+q closes")  # not the splash for ever
+            await websocket.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def test_a_busy_port_is_one_line_naming_it_and_the_option(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

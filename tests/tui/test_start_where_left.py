@@ -8,7 +8,7 @@ from pathlib import Path
 from visindigo.engine import Center, Role
 from visindigo.engine.providers import scripted_provider
 
-from .helpers import main_screen, make_app
+from .helpers import main_screen, make_app, wait_until
 
 
 def _stored(home: Path) -> tuple[str, str]:
@@ -33,8 +33,7 @@ async def test_the_last_changed_dialog_is_open_at_start_and_ctrl_n_starts_a_new_
         app = make_app(center=center)
         async with app.run_test(size=(100, 30)) as pilot:
             screen = main_screen(app)
-            await pilot.pause()
-            assert screen.dialog.id == last_id
+            assert await wait_until(pilot, lambda: screen.dialog.id == last_id)  # just after the first frame
             view = screen.pane.view_for(1)
             assert view is not None and "the last change of all" in view.copy_text()
             await pilot.press("ctrl+n")
@@ -52,7 +51,8 @@ async def test_choosing_a_provider_on_the_command_line_starts_a_new_dialog(tmp_p
         app = make_app(center=center, provider="other")
         async with app.run_test(size=(100, 30)) as pilot:
             screen = main_screen(app)
-            await pilot.pause()
+            for _ in range(10):  # well past the moment the last dialog would have opened
+                await pilot.pause(0.05)
             assert screen.dialog.id != last_id and screen.dialog.provider_id == "other"
     finally:
         center.close()

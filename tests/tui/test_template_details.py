@@ -25,8 +25,18 @@ def screen_lines(app: object) -> list[str]:
     return ["".join(segment.text for segment in strip) for strip in update.strips]
 
 
+def every_type_form() -> TemplateHost:
+    return TemplateHost(lambda: TemplateFormScreen(EVERY_TYPE, {}, clock=fixed_clock))
+
+
+def form_screen(app: TemplateHost) -> TemplateFormScreen:
+    screen = app.screen
+    assert isinstance(screen, TemplateFormScreen)
+    return screen
+
+
 async def test_the_preview_box_is_whole_at_120_columns() -> None:
-    app = TemplateHost(lambda: TemplateFormScreen(EVERY_TYPE, {}, clock=fixed_clock))
+    app = every_type_form()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         lines = screen_lines(app)
@@ -37,11 +47,10 @@ async def test_the_preview_box_is_whole_at_120_columns() -> None:
 
 
 async def test_hints_are_marked_and_styled_apart_from_values() -> None:
-    app = TemplateHost(lambda: TemplateFormScreen(EVERY_TYPE, {}, clock=fixed_clock))
+    app = every_type_form()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, TemplateFormScreen)
+        screen = form_screen(app)
         product = screen.row_for("product").widget
         version = screen.row_for("version").widget
         assert isinstance(product, Input) and isinstance(version, Input)
@@ -65,12 +74,10 @@ async def test_ctrl_j_makes_a_new_line_in_the_template_editor_and_in_a_form_text
         await pilot.press("ctrl+j")
         await pilot.press("x")
         assert content.text == "first\nx"
-    app = TemplateHost(lambda: TemplateFormScreen(EVERY_TYPE, {}, clock=fixed_clock))
+    app = every_type_form()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, TemplateFormScreen)
-        changes = screen.row_for("changes").widget
+        changes = form_screen(app).row_for("changes").widget
         assert isinstance(changes, TextArea)
         changes.focus()
         for key in ("a", "ctrl+j", "b"):

@@ -27,11 +27,16 @@ def keeping_line_breaks() -> MarkdownIt:
     no soft breaks, so they stay as they were. (markdown-it's `breaks` option only changes its HTML output;
     Textual reads the tokens, so the soft breaks become hard ones here.)
     """
-    from markdown_it import MarkdownIt  # on first use: start-up does not need it (tests/test_startup_deferrals)
+    global _parser
+    if _parser is None:  # made once: Textual asks for a parser on every update and every streamed append
+        from markdown_it import MarkdownIt  # on first use: start-up does not need it (tests/test_startup_deferrals)
 
-    parser = MarkdownIt("gfm-like", {"breaks": True})
-    parser.core.ruler.push("keep_line_breaks", _soft_breaks_to_hard)
-    return parser
+        _parser = MarkdownIt("gfm-like", {"breaks": True})
+        _parser.core.ruler.push("keep_line_breaks", _soft_breaks_to_hard)
+    return _parser
+
+
+_parser: MarkdownIt | None = None
 
 
 def _soft_breaks_to_hard(state: StateCore) -> None:

@@ -45,7 +45,10 @@ class MainScreen(
     """Where the user works. Every key below is also a command-palette entry (ctrl+p) and on the help (f1)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "escape", "Cancel", id="cancel"),
+        # Two bindings for esc: the footer shows "esc Cancel" only while there is something to cancel
+        # (check_action), and the second does the rest (close a panel, leave an edit, clear a search).
+        Binding("escape", "cancel", "Cancel", id="cancel"),
+        Binding("escape", "escape", "Close a panel, leave an edit or a search", show=False, id="escape"),
         Binding("ctrl+n", "new_dialog", "New dialog", id="new-dialog"),
         Binding("ctrl+r", "regenerate", "Regenerate", id="regenerate"),
         Binding(
@@ -73,6 +76,7 @@ class MainScreen(
         Binding("alt+right", "tree_sibling(1)", "Next sibling dialog", show=False, id="next-sibling", priority=True),
         Binding("ctrl+l", "focus_composer", "Go to the composer", show=False, id="focus-composer"),
         Binding("ctrl+o", "focus_messages", "Go to the messages", show=False, id="focus-messages"),
+        Binding("alt+t", "focus_tree", "Go to the dialog tree", show=False, id="focus-tree", priority=True),
     ]
 
     HORIZONTAL_BREAKPOINTS = [
@@ -116,15 +120,31 @@ class MainScreen(
         self.call_after_refresh(self._fill_sidebar)  # hundreds of dialogs: after the first frame
         await self.visindigo.main_screen_ready(self)
 
+    def _panel_over_messages(self) -> bool:
+        """A panel opened over the messages (narrow screens): esc closes it before anything else."""
+        return self.has_class("-narrow") and (self.has_class("-sidebar-open") or self.has_class("-drawer-open"))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":  # esc cancels (and the footer offers it) only while the shown dialog runs
+            run = self.runs.get(self.dialog.id)
+            return run is not None and run.running and not run.cancelling and not self._panel_over_messages()
+        return True
+
+    async def action_cancel(self) -> None:
+        self.cancel_run(self.dialog.id)  # the status line says "cancelling…" until the run has ended
+        self.refresh_bindings()
+
     async def action_escape(self) -> None:
+        if self._panel_over_messages():
+            self.remove_class("-sidebar-open", "-drawer-open")
+            self.composer.input.focus()
+            self.refresh_bindings()
+            return
         if self.cancel_run(self.dialog.id):  # the status line says "cancelling…" until the run has ended
+            self.refresh_bindings()
             return
         if self.composer.busy:
             self.composer.stop_edit()
-            return
-        if self.has_class("-sidebar-open") and self.has_class("-narrow"):
-            self.remove_class("-sidebar-open")
-            self.composer.input.focus()
             return
         if self.focused is self.sidebar.search_input or self.sidebar.query_text:
             self.sidebar.clear_search()
@@ -149,12 +169,19 @@ class MainScreen(
     def action_toggle_drawer(self) -> None:
         self._toggle_panel("drawer", self.drawer)
 
+    def action_focus_tree(self) -> None:
+        """The dialog tree gets the keys, its panel opened first when it is hidden."""
+        if not self.sidebar.display:
+            self._toggle_panel("sidebar", self.sidebar)
+        self.call_after_refresh(self.sidebar.dialog_tree.focus)  # once the panel is laid out
+
     def _toggle_panel(self, name: str, widget: Widget) -> None:
         """Flip a panel: on a narrow screen an opened panel takes the whole width until closed again."""
         shown = widget.display
         if self.has_class("-narrow"):  # a temporary overlay: closing it returns to the automatic layout
             self.set_class(not shown, f"-{name}-open")
             self.remove_class(f"-{name}-closed")
+            self.refresh_bindings()  # esc closes the panel now, before it cancels
         else:
             self.set_class(not shown, f"-{name}-open")
             self.set_class(shown, f"-{name}-closed")

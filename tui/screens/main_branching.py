@@ -96,3 +96,25 @@ class BranchingPart(MainBase):
         position = (ids.index(self.dialog.id) + step) % len(ids)
         await self.open_dialog(choices[position], focus_index=index)
         self.pane.focus()
+        self.call_after_refresh(self._reveal_alternatives, index)
+
+    def _reveal_alternatives(self, index: int, tries: int = 10) -> None:
+        """Bring ◀ n/m ▶ of message `index` on screen: an answer taller than the pane opens at its top, which
+        left the marker (at its end) below the fold, so the user could not tell which alternative was shown."""
+        from ..widgets.message_view import AlternativeSwitch  # Markdown's module: not on the start-up path
+
+        view = self.pane.view_for(index)
+        switches = view.query(AlternativeSwitch) if view is not None else None
+        if not switches:
+            return
+        pane, switch = self.pane, switches.first()
+        if not switch.region.area:  # not laid out yet (the pane was just filled): after the next refresh
+            if tries > 0:
+                self.call_after_refresh(self._reveal_alternatives, index, tries - 1)
+            return
+        if pane.region.contains_region(switch.region):
+            return
+        pane.anchor(False)  # the pane stuck to the end of the dialog would scroll straight back
+        # the marker on the pane's last line, under the end of the answer it belongs to
+        content_y = switch.region.y - pane.region.y + pane.scroll_y
+        pane.scroll_to(y=max(0, content_y - pane.scrollable_content_region.height + 1), animate=False, immediate=True)

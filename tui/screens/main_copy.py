@@ -44,6 +44,11 @@ class CopyPart(MainBase):
         self.app.call_from_thread(self.notify, result.notice, markup=False)
 
     def save_text(self, text: str, what: str) -> Path | None:
+        """Write the text to a new file; in a browser (`visindigo serve`) it is a download on the user's own
+        machine instead of a file on the server's."""
+        if self.app.is_web:
+            self.download_text(text, what)
+            return None
         directories = [Path.cwd()]
         if self.center.paths is not None:
             directories.append(self.center.paths.data_dir / "clips")
@@ -54,6 +59,13 @@ class CopyPart(MainBase):
             return None
         self.notify(f"Saved the {what} to {path}", markup=False)
         return path
+
+    def download_text(self, text: str, what: str) -> None:
+        import io
+
+        name = file_stem(self.dialog.title, what) + ".md"
+        self.app.deliver_text(io.StringIO(text), save_filename=name, open_method="download", mime_type="text/markdown")
+        self.notify(f"Sent the {what} to your browser as a download ({name}).", markup=False)
 
     def action_copy_last(self) -> None:
         index = self.dialog.find_last_assistant_message()

@@ -68,7 +68,8 @@ class ModalsPart(MainBase):
         from .template_library import TemplateLibraryScreen
 
         library = self.visindigo.template_library()
-        result = await self.app.push_screen_wait(TemplateLibraryScreen(library, self.dialog))
+        words = self.visindigo.template_files_word()
+        result = await self.app.push_screen_wait(TemplateLibraryScreen(library, self.dialog, files_word=words))
         if result is None:
             return
         messages = list(getattr(result, "messages", ()) or (result.message,))

@@ -24,7 +24,8 @@ class PalettePart(MainBase):
         ("new_dialog", "New dialog", "Start an empty dialog"),
         ("regenerate", "Regenerate answer", "A new branch with another answer"),
         ("edit_last", "Edit last question", "Change your last message in a new branch"),
-        ("escape", "Cancel generation", "Stop the answer being generated; also leaves an edit"),
+        ("cancel", "Cancel generation", "Stop the answer being generated (what arrived is kept)"),
+        ("escape", "Close panel or leave edit", "Close a panel over the messages, leave an edit; also cancels"),
         ("pick_model", "Choose model", "Provider and model for this dialog"),
         ("providers", "Manage providers", "Add, edit or remove providers"),
         ("mcp_servers", "Manage MCP servers", "Add, enable or disable tool servers"),
@@ -43,6 +44,7 @@ class PalettePart(MainBase):
         ("tree_sibling(1)", "Next sibling dialog", "The branch after this one"),
         ("focus_messages", "Go to messages", "Move a cursor through the messages"),
         ("focus_composer", "Go to composer", "Back to typing"),
+        ("focus_tree", "Go to dialog tree", "Move through the dialogs and their branches"),
     ]
 
     def palette_commands(self) -> list[PaletteCommand]:

@@ -118,6 +118,7 @@ class RunsPart(MainBase):
 
     def on_run_started(self, event: RunStarted) -> None:
         self._mark_tree(event.dialog_id)
+        self.refresh_bindings()  # "esc Cancel" in the footer while it runs
         if self._shown(event.dialog_id) and self._ticker is not None:
             self._ticker.resume()
         self._refresh_status()
@@ -126,9 +127,24 @@ class RunsPart(MainBase):
         if not self._shown(event.dialog_id):
             return
         await self.pane.open_stream(event.round)
-        if self.pane.cursor is None or self.pane.cursor.index is None:
+        if self._drawer_follows_stream():
             self.drawer.start_stream(event.round)
         self._resume_frames()
+
+    def _drawer_follows_stream(self) -> bool:
+        """The drawer follows the answer being generated unless the user put the cursor on an older message.
+
+        The cursor on the question just sent, or on the message that was last before it, is not "older": the
+        user was reading the end of the dialog, and that is where the answer appears. Nor is a drawer that
+        shows the latest answer (it followed the last run to its end), wherever the cursor was left.
+        """
+        cursor = self.pane.cursor
+        if self.drawer.source == "stream" or cursor is None or cursor.index is None:
+            return True
+        if cursor.index >= self.dialog.message_count - 2:
+            return True
+        latest = self.dialog.find_last_assistant_message()
+        return latest >= 0 and self.drawer.title == self._drawer_title(self.dialog.message_at(latest), latest)
 
     def on_text_arrived(self, event: TextArrived) -> None:
         if self._shown(event.dialog_id):
@@ -185,6 +201,7 @@ class RunsPart(MainBase):
 
     async def on_run_ended(self, event: RunEnded) -> None:
         self._mark_tree(event.dialog_id)
+        self.refresh_bindings()
         if not self._shown(event.dialog_id):
             if event.outcome == "failed":
                 self.notify(f"A run in another dialog failed: {event.error}", severity="error", markup=False)

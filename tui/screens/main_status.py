@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from visindigo.engine import Capability, Dialog, NoModelAvailable
+from visindigo.engine import Capability, Dialog, NoModelAvailable, Provider
 
 from ..widgets.status_line import StatusInfo
 from .main_base import MainBase
@@ -35,25 +35,48 @@ class StatusPart(MainBase):
         dialog = self.dialog
         provider = self.center.get_provider(dialog.provider_id) if dialog.provider_id else self.center.default_provider
         provider_name = provider.name if provider is not None else (dialog.provider_id or "")
-        model_name, marks = dialog.model_id, ""
+        model_name, marks, note = dialog.model_id, "", ""
         if provider is not None:
-            try:
-                model = provider.pick_model(dialog.capability_requirement | Capability.TEXT, dialog.model_id)
-            except NoModelAvailable:
-                model = None
-            if model is not None:
-                model_name, marks = model.label, model.capabilities.marks()
+            model_name, marks, note = self._model_and_note(provider, dialog)
         input_tokens, output_tokens = self._usage_of(dialog)
         run = self.runs.get(dialog.id)
         speed = 0.0
         state = ""
+        final = False
         if run is not None:
             speed = run.tokens_per_second(time.monotonic())
+            final = not run.streaming  # the last answer's figure, kept until the next one streams
             if run.running:
                 output_tokens += run.round_deltas if run.streaming else 0
                 state = "generating… esc cancels" if run.streaming else "working…"
                 if run.cancelling:
                     state = "cancelling…"
         self.status_line.show(
-            StatusInfo(provider_name, model_name, marks, input_tokens, output_tokens, speed, state)
+            StatusInfo(provider_name, model_name, marks, input_tokens, output_tokens, speed, state, final, note)
         )
+
+    @staticmethod
+    def _model_and_note(provider: Provider, dialog: Dialog) -> tuple[str, str, str]:
+        """The model a run would use, its marks, and why a mark the dialog needs is missing (or "").
+
+        A dialog that needs a capability (images, tools, reasoning) runs on a model that has it: when the
+        chosen model lacks it another one is used, and when none has it the run will refuse; either way the
+        status line says so instead of leaving the user to wonder where the mark went.
+        """
+        required = dialog.capability_requirement | Capability.TEXT
+        chosen = provider.get_model(dialog.model_id) if dialog.model_id else None
+        chosen = chosen or (provider.get_model(provider.default_model) if provider.default_model else None)
+        try:
+            model = provider.pick_model(required, dialog.model_id)
+        except NoModelAvailable:
+            if not provider.models:  # nothing listed (yet): "no model" says it; there is no mark to miss
+                return dialog.model_id, "", ""
+            shown = chosen or provider.models[0]
+            lacking = required & ~shown.capabilities
+            note = f"needs {lacking.marks()}: no model of {provider.name} has it (f2)"
+            return shown.label, shown.capabilities.marks(), note
+        note = ""
+        if chosen is not None and chosen.id != model.id and required not in chosen.capabilities:
+            lacking = required & ~chosen.capabilities
+            note = f"needs {lacking.marks()}: {chosen.label} lacks it, so {model.label} answers"
+        return model.label, model.capabilities.marks(), note

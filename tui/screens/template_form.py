@@ -110,8 +110,8 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
     TemplateFormScreen.-wide #preview-box {
         width: 1fr;
         height: 100%;
-        border-left: solid $primary-muted;
-        padding-left: 1;
+        border: solid $primary-muted;  /* a whole box: its right edge is not the frame's */
+        padding: 0 1;
     }
     TemplateFormScreen #unfilled {
         color: $text-warning;

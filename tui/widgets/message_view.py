@@ -223,6 +223,13 @@ class MessageView(Widget):
         border-top: none;
         padding: 0;
     }
+    MessageView CollapsibleTitle, MessageView .calls {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;  /* a tool line cut at the pane's edge ends in …, never looks whole */
+    }
+    MessageView CollapsibleTitle {
+        width: 100%;
+    }
     MessageView Collapsible.-error CollapsibleTitle {
         color: $text-error;
     }

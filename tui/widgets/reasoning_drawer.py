@@ -60,6 +60,11 @@ class ReasoningDrawer(Vertical):
         yield self._scroll
 
     @property
+    def title(self) -> str:
+        """The drawer's title line as shown ("reasoning · message 4", "reasoning · live")."""
+        return str(self._title.content)
+
+    @property
     def text(self) -> str:
         """What the drawer shows now (without the placeholder)."""
         return "".join(self._parts)
@@ -101,8 +106,9 @@ class ReasoningDrawer(Vertical):
         if self._parts:
             self._text.update(Content("".join(self._parts)))
             self._text.set_classes("text")
-        else:
-            self._text.update(Content("No reasoning for this message."))
+        else:  # live: nothing yet (it may come); a finished message: there is none
+            empty = "No reasoning yet." if self.source == "stream" else "No reasoning for this message."
+            self._text.update(Content(empty))
             self._text.set_classes("empty")
         if self.source == "stream":
             self.call_after_refresh(self._follow_stream)

@@ -19,6 +19,10 @@ class StatusInfo:
     output_tokens: int = 0
     tokens_per_second: float = 0.0
     state: str = ""
+    #: The speed is the last answer's final figure (no answer is streaming now).
+    speed_is_final: bool = False
+    #: Why a capability mark the dialog needs is missing ("" when none is).
+    note: str = ""
 
 
 def _count(value: int) -> str:
@@ -43,6 +47,8 @@ class StatusLine(Widget):
         background: $panel;
         color: $text-muted;
         padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -50,22 +56,31 @@ class StatusLine(Widget):
         super().__init__(id=id)
         self.info = StatusInfo()
         self.content = Content("")
+        #: Shown first on the line for as long as the app runs, e.g. "read-only" (a served tab beside a writer).
+        self.note = ""
+        self._shown_note = ""
 
     def render(self) -> Content:
         return self.content
 
     def show(self, info: StatusInfo) -> None:
-        if info == self.info and self.content.plain:
+        if info == self.info and self.content.plain and self._shown_note == self.note:
             return
         self.info = info
+        self._shown_note = self.note
         provider = clean_line(info.provider, 40) or "no provider"
         model = clean_line(info.model, 60) or "no model"
         pieces: list[tuple[str, str] | str] = [(provider, "bold"), " · ", model]
+        if self.note:
+            pieces[:0] = [(self.note, "bold reverse"), " "]
         if info.marks:
             pieces += [" · ", (info.marks, "bold")]
+        if info.note:
+            pieces += [" · ", (clean_line(info.note, 120), "bold $text-warning")]
         pieces += [f" · in {_count(info.input_tokens)} out {_count(info.output_tokens)}"]
         if info.tokens_per_second > 0:
-            pieces += [f" · {info.tokens_per_second:.0f} tok/s"]
+            speed = f"{info.tokens_per_second:.0f} tok/s"
+            pieces += [f" · last answer {speed}" if info.speed_is_final else f" · {speed}"]
         if info.state:
             pieces += ["  ", (info.state, "bold")]
         self.content = Content.assemble(*pieces)

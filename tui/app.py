@@ -21,6 +21,7 @@ from textual.screen import Screen
 from visindigo.engine import Center, Dialog
 
 from .commands import MainCommands
+from .output_stage import StagedDisplay
 from .screens.main import MainScreen
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def configured_fps(center: Center, options: AppOptions) -> float:
     return DEFAULT_STREAM_FPS
 
 
-class VisindigoApp(App[None]):
+class VisindigoApp(StagedDisplay, App[None]):
     """A keyboard-first LLM workstation. ctrl+p lists every command; f1 lists every key."""
 
     TITLE = "Visindigo"

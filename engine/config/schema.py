@@ -140,7 +140,10 @@ CONFIG_SCHEMA: dict[str, Any] = {
         },
         "ui": {
             "type": "object",
-            "properties": {"stream_fps": {"type": "number", "minimum": 0.5, "maximum": 60}},
+            "properties": {
+                "stream_fps": {"type": "number", "minimum": 0.5, "maximum": 60},
+                "cursor_blink": {"type": "boolean"},
+            },
         },
         "providers": {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": PROVIDER_SCHEMA},
         "skills": {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": SKILL_SCHEMA},

@@ -9,13 +9,16 @@ matches if the stage repainted everything.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
 import pyte
 from rich.color import ColorSystem
+from rich.segment import Segment
 from textual._compositor import ChopsUpdate, LayoutUpdate
-from textual.geometry import Offset, Size
+from textual.geometry import Offset, Region, Size
+from textual.strip import Strip
 
 from visindigo.tui.output_stage import OutputStage
 
@@ -100,7 +103,7 @@ def scramble(stream: pyte.Stream, size: Size) -> None:
 
 def mark_disturbances(frames: list[Frame]) -> None:
     """A frame after a resize or from another screen than the one before: the terminal may have changed."""
-    for before, frame in zip(frames, frames[1:], strict=False):
+    for before, frame in itertools.pairwise(frames):
         frame.disturbed = frame.size != before.size or frame.screen is not before.screen
 
 
@@ -161,20 +164,13 @@ async def test_a_frame_with_nothing_changed_writes_nothing_and_a_one_cell_change
     stage.apply(last.update)  # the same cells again
     assert stage.frame(Offset(3, 4)) == ""
     assert stage.frame(Offset(5, 4)) == "\x1b[5;6H"  # only the cursor moved
-    from textual.strip import Strip
-    from rich.segment import Segment
-
-    stage.apply(LayoutUpdate([[Strip([Segment("Z")])]], last.size.region.__class__(7, 2, 1, 1)))
+    stage.apply(LayoutUpdate([[Strip([Segment("Z")])]], Region(7, 2, 1, 1)))
     change = stage.frame(Offset(5, 4))
     assert "Z" in change and len(change) < 40
     assert stage.lines()[2][7] == "Z"
 
 
 def test_wide_characters_are_written_whole_when_either_half_changes() -> None:
-    from rich.segment import Segment
-    from textual.geometry import Region
-    from textual.strip import Strip
-
     stage = OutputStage(10, 1)
     stage.apply(LayoutUpdate([[Strip([Segment("ab京都cd")])]], Region(0, 0, 8, 1)))
     screen, stream = emulator(Size(10, 1))

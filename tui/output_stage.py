@@ -19,6 +19,7 @@ and compares them after every frame).
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import get_character_cell_size
@@ -280,12 +281,15 @@ class StagedDisplay:
     """
 
     _output_stage: OutputStage | None = None
+    #: VISINDIGO_OUTPUT_STAGE=0 sends Textual's own output (to compare, or if a terminal ever disagrees).
+    output_stage_enabled = os.environ.get("VISINDIGO_OUTPUT_STAGE", "1").strip().lower() not in {"0", "off", "no"}
 
     def _display(self, screen: Screen[Any], renderable: Any) -> None:
         app: Any = self
         driver = app._driver
         if (
-            not isinstance(renderable, LayoutUpdate | ChopsUpdate)
+            not self.output_stage_enabled
+            or not isinstance(renderable, LayoutUpdate | ChopsUpdate)
             or driver is None
             or driver.is_inline
             or app.is_headless

@@ -429,7 +429,7 @@ def check_screen(terminal: Terminal) -> str:
     if END_MARK not in "".join(drawn):
         raise AssertionError("the last token is not on the emulated screen:\n" + "\n".join(drawn))
     terminal.type(b"\x10")  # ctrl+p: the command palette, a modal screen …
-    terminal.quiet_after(time.perf_counter(), quiet=0.7)
+    time.sleep(1.5)  # (its input's cursor may blink, so the app need not go quiet)
     terminal.type(b"\x1b")  # … closed again: the app repaints every cell (its output stage forgets what was sent)
     terminal.quiet_after(time.perf_counter(), quiet=0.7)
     repainted = emulated()

@@ -20,6 +20,7 @@ and compares them after every frame).
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import get_character_cell_size
@@ -310,7 +311,10 @@ class StagedDisplay:
             data = ""
         if data:
             app._begin_update()
-            driver.write(data)
+            # Textual's own path writes in 8 KB pieces on Windows (a console write limit); so does this one.
+            step = 8192 if sys.platform == "win32" else len(data)
+            for offset in range(0, len(data), step):
+                driver.write(data[offset : offset + step])
             app._end_update()
             driver.flush()
         app.post_display_hook()

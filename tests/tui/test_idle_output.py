@@ -85,3 +85,12 @@ async def test_a_blinking_cursor_is_drawn_when_the_user_asked_for_it(tmp_path: P
         center.close()
     assert composer.cursor_blink is True
     assert updates >= 2  # the cursor's cell, on and off every half second
+
+
+async def test_a_cursor_blink_that_is_not_true_or_false_is_reported_and_ignored(tmp_path: Path) -> None:
+    center = center_with_ui(tmp_path, 'cursor_blink = "yes"')
+    try:
+        assert configured_cursor_blink(center) is False
+        assert any("ui.cursor_blink" in notice and "true or false" in notice for notice in center.notices)
+    finally:
+        center.close()

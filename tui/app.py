@@ -22,6 +22,7 @@ from textual.screen import Screen
 from visindigo.engine import Center, Dialog
 
 from .commands import MainCommands
+from .crash import CrashLogging
 from .output_stage import StagedDisplay
 from .screens.main import MainScreen
 
@@ -82,7 +83,7 @@ def configured_cursor_blink(center: Center) -> bool:
     return False
 
 
-class VisindigoApp(StagedDisplay, App[None]):
+class VisindigoApp(CrashLogging, StagedDisplay, App[None]):
     """A keyboard-first LLM workstation. ctrl+p lists every command; f1 lists every key."""
 
     TITLE = "Visindigo"
@@ -268,12 +269,13 @@ class VisindigoApp(StagedDisplay, App[None]):
     # --- help and palette -------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
+        from .crash import log_line
         from .key_help import help_sections
         from .screens.help import HelpScreen
 
         keys = self.center.settings.get("keys")
         keymap = keys if isinstance(keys, dict) else None
-        self.push_screen(HelpScreen(help_sections(self, keymap), keymap=keymap))
+        self.push_screen(HelpScreen(help_sections(self, keymap), keymap=keymap, footer=log_line(self.center.paths)))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pyte
@@ -20,9 +21,11 @@ from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Offset, Region, Size
 from textual.strip import Strip
 
+import visindigo.tui.app as app_module
+from visindigo.tui.app import AppOptions, VisindigoApp
 from visindigo.tui.output_stage import OutputStage
 
-from .helpers import answer, make_app, settle, type_text
+from .helpers import answer, make_app, make_center, settle, type_text
 
 REPLY = (
     "## A heading\n\nSome prose that wraps over several lines of the pane, with **bold** and *italic* words and "
@@ -54,10 +57,13 @@ class RecordingMixin:
         super()._display(screen, renderable)  # type: ignore[misc]
 
 
+class RecordingApp(RecordingMixin, VisindigoApp):
+    CSS_PATH = str(Path(app_module.__file__).with_name("app.tcss"))
+
+
 async def record_session() -> tuple[list[Frame], Any]:
-    app = make_app([answer(REPLY, pieces=60)], stream_fps=30.0)
-    app.__class__ = type("RecordingApp", (RecordingMixin, type(app)), {})
-    app.frames = []  # type: ignore[attr-defined]
+    app = RecordingApp(make_center([answer(REPLY, pieces=60)]), AppOptions(stream_fps=30.0))
+    app.frames = []
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await type_text(pilot, "tell me")
@@ -75,7 +81,7 @@ async def record_session() -> tuple[list[Frame], Any]:
         await pilot.pause()
         await type_text(pilot, "next")
         await pilot.pause()
-        frames: list[Frame] = app.frames  # type: ignore[attr-defined]
+        frames: list[Frame] = app.frames
         return frames, app.console
 
 

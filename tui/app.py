@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -23,6 +24,7 @@ from visindigo.engine import Center, Dialog
 
 from .commands import MainCommands
 from .crash import CrashLogging
+from .output_stage import StagedDisplay
 from .sanitize import clean, clean_line, cut
 from .screens.main import MainScreen
 
@@ -75,11 +77,21 @@ def configured_fps(center: Center, options: AppOptions) -> float:
     return DEFAULT_STREAM_FPS
 
 
+def configured_cursor_blink(center: Center) -> bool:
+    """`[ui] cursor_blink`, off unless chosen: a blinking cursor redraws its cell twice a second for as long as
+    the app runs (~420 bytes/s over an SSH link while nothing else happens)."""
+    if center.config is not None:
+        ui = center.config.data.get("ui")
+        if isinstance(ui, dict):
+            return ui.get("cursor_blink") is True
+    return False
+
+
 #: The longest notice shown; a longer one (an error body, a huge title) is cut.
 NOTICE_LIMIT = 2000
 
 
-class VisindigoApp(CrashLogging, App[None]):
+class VisindigoApp(CrashLogging, StagedDisplay, App[None]):
     """A keyboard-first LLM workstation. ctrl+p lists every command; f1 lists every key."""
 
     TITLE = "Visindigo"
@@ -103,6 +115,7 @@ class VisindigoApp(CrashLogging, App[None]):
         self._resume_last = False
         #: The command line pauses the garbage collector for start-up; it resumes after the first frame.
         self._gc_paused = not gc.isenabled()
+        self.cursor_blink = configured_cursor_blink(center)
         self._install_themes()
         keys = center.settings.get("keys")
         if isinstance(keys, dict) and keys:
@@ -196,6 +209,13 @@ class VisindigoApp(CrashLogging, App[None]):
         """The main screen is the first screen (no blank screen is drawn and replaced at start-up)."""
         fps = configured_fps(self.center, self.options)
         return MainScreen(self.center, stream_fps=fps, dialog=self._apply_choices())
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Every text field (the composer, the forms' inputs) blinks only when `[ui] cursor_blink` asks for it."""
+        widget = event.widget
+        # TextArea and Input both have the reactive; testing for it keeps Input's module out of start-up.
+        if hasattr(type(widget), "cursor_blink") and getattr(widget, "cursor_blink", None) != self.cursor_blink:
+            widget.cursor_blink = self.cursor_blink  # type: ignore[attr-defined]
 
     async def on_mount(self) -> None:
         self._leave_on_signals()

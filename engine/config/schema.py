@@ -226,7 +226,12 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         {"type": "number", "minimum": 0.5, "maximum": 60},
                         "redraws per second while an answer streams (1-2 for slow SSH links)",
                         4,
-                    )
+                    ),
+                    "cursor_blink": doc(
+                        {"type": "boolean"},
+                        "a blinking text cursor (off: an idle app writes nothing to the terminal)",
+                        False,
+                    ),
                 },
             },
             "the screen",

@@ -546,7 +546,8 @@ class MessageView(Widget):
         event.stop()
         blocks = event.markdown.children
         if blocks:
-            blocks[0].styles.margin = (0, *blocks[0].styles.margin[1:])
+            _top, right, bottom, left = blocks[0].styles.margin  # (textual-speedups' Spacing cannot be sliced)
+            blocks[0].styles.margin = (0, right, bottom, left)
             if not self.streaming:
                 last = blocks[-1]
                 top, right, _bottom, left = last.styles.margin

@@ -21,6 +21,7 @@ __all__ = [
     "Adapter",
     "ChatRequest",
     "FinishPart",
+    "MovedToReasoningPart",
     "ProviderError",
     "ReasoningPart",
     "StreamPart",
@@ -44,6 +45,14 @@ class ReasoningPart:
     """A fragment of the model's reasoning (never part of the answer)."""
 
     text: str
+
+
+@dataclass(slots=True)
+class MovedToReasoningPart:
+    """The answer streamed so far was reasoning after all: a closing `</think>` arrived that nothing opened
+    (a template that opens the thought in the prompt). The run loop moves that text to the reasoning channel."""
+
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +103,7 @@ class FinishPart:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-StreamPart = TextPart | ReasoningPart | ToolCallPart | UsagePart | FinishPart
+StreamPart = TextPart | ReasoningPart | MovedToReasoningPart | ToolCallPart | UsagePart | FinishPart
 
 
 @dataclass
@@ -112,6 +121,10 @@ class ChatRequest:
     tools: list[dict[str, Any]] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     provider_id: str = ""
+    #: The dialog's generation parameters that are set (see `engine.parameters`); sent only when present.
+    parameters: dict[str, Any] = field(default_factory=dict)
+    #: The first round of a run: a forced `tool_choice` applies to it only, later rounds use "auto".
+    first_round: bool = True
 
 
 class ProviderError(Exception):
@@ -128,10 +141,14 @@ class ProviderError(Exception):
         retryable: bool = False,
         status: int | None = None,
         retry_after: float | None = None,
+        in_stream: bool = False,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.retryable = retryable
+        #: The server reported the error inside the answer's stream (HTTP 200), not with a status: only the run
+        #: loop can retry it, and only while nothing of the answer has arrived.
+        self.in_stream = in_stream
         self.status = status
         self.retry_after = retry_after
 

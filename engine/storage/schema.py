@@ -91,6 +91,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
         """,
     ),
+    Migration(
+        3,
+        "generation parameters per dialog",
+        """
+        ALTER TABLE dialogs ADD COLUMN parameters TEXT NOT NULL DEFAULT '{}';
+        """,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

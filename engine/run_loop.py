@@ -359,8 +359,9 @@ async def _prepare(dialog: Dialog) -> _Setup:
     try:
         model = _choose_model(provider, required, bool(functions), dialog.model_id)
     except NoModelAvailable as error:
-        detail = f" (listing the endpoint's models failed: {listing_problem})" if listing_problem else ""
-        raise _Failure(f"{error}{detail}") from None
+        if listing_problem:  # the server's own words first: they say why (a proxy's "No connected db.")
+            raise _Failure(f"listing the models failed: {listing_problem} — so {error}") from None
+        raise _Failure(str(error)) from None
     if Capability.TOOLS not in model.capabilities:
         functions = {}
     notices = []

@@ -35,7 +35,6 @@ from visindigo.engine import (
     Role,
     RunFailed,
     RunFinished,
-    StreamDelta,
     WaitingForProvider,
 )
 
@@ -185,8 +184,9 @@ async def test_an_error_event_before_any_content_is_retried(llm_server: LLMServe
         broken = sse_reply([openai_chunk({"role": "assistant"}), {"error": {"message": "backend overloaded"}}])
     else:
         broken = anthropic_stream([], error=None, stop=False)
-        broken.chunks.insert(1, b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error",'
-                                b'"message":"Overloaded"}}\n\n')
+        broken.chunks.insert(
+            1, b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+        )
         broken.chunks = broken.chunks[:2]
     llm_server.queue(broken, wire.answer(["fine"]))
     _, dialog = setup(llm_server, wire)
@@ -274,7 +274,9 @@ async def test_a_call_repeated_whole_under_one_id_runs_once(llm_server: LLMServe
 async def test_a_closing_think_tag_that_nothing_opened_makes_the_text_before_it_reasoning(
     llm_server: LLMServer,
 ) -> None:
-    llm_server.queue(openai_stream(["Okay, the user", " wants a number.\n</th", "ink>\n\n", "42"]), openai_stream(["x"]))
+    llm_server.queue(
+        openai_stream(["Okay, the user", " wants a number.\n</th", "ink>\n\n", "42"]), openai_stream(["x"])
+    )
     _, dialog = setup(llm_server, Wire("openai"))
     dialog.append_message(Role.USER, "number?")
     events = await run(dialog)

@@ -55,8 +55,9 @@ from .providers.base import (
     ToolCallPart,
     UsagePart,
     redact,
+    retry_delay,
+    retry_limit,
 )
-from .providers.http import retry_delay, retry_limit
 from .providers.models import ensure_models
 from .tool_runner import ToolOutcome, parse_arguments, run_function
 

@@ -8,8 +8,9 @@ provider can stand in for a real endpoint by yielding the same parts.
 
 from __future__ import annotations
 
+import random
 import re
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -30,6 +31,8 @@ __all__ = [
     "UsagePart",
     "extra_headers",
     "redact",
+    "retry_delay",
+    "retry_limit",
 ]
 
 
@@ -194,3 +197,26 @@ def extra_headers(provider: Provider) -> dict[str, str]:
         return provider.request_headers()
     except UnsetVariable as missing:
         raise ProviderError(f"{provider.name}: {missing}") from None
+
+
+def retry_limit(settings: Mapping[str, Any]) -> int:
+    """How many times a failure that may pass is tried again (`max_retries`, default 3)."""
+    return _count_setting(settings, "max_retries", 3)
+
+
+def retry_delay(settings: Mapping[str, Any], attempt: int) -> float:
+    """The backoff before retry number `attempt` (0 first): `retry_base_delay` doubled each time, with jitter."""
+    base_delay = _seconds_setting(settings, "retry_base_delay", 0.5)
+    return float(base_delay * (2**attempt) + random.uniform(0, base_delay / 4))
+
+
+def _count_setting(settings: Mapping[str, Any], key: str, default: int) -> int:
+    value = settings.get(key, default)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+def _seconds_setting(settings: Mapping[str, Any], key: str, default: float) -> float:
+    value = settings.get(key, default)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return default

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
-import random
 import socket
 import time
 from collections.abc import Mapping
@@ -26,7 +25,7 @@ from typing import Any
 
 from ..provider import Provider
 from ._httpx import httpx
-from .base import ProviderError, extra_headers, redact
+from .base import ProviderError, extra_headers, redact, retry_delay, retry_limit
 
 __all__ = [
     "HTTPAdapter",
@@ -327,17 +326,6 @@ def is_permanent_error(status: int | None, server_message: str) -> bool:
     if status not in RETRY_STATUSES:
         return not busy or status < 500
     return about_request and not busy
-
-
-def retry_limit(settings: Mapping[str, Any]) -> int:
-    """How many times a failure that may pass is tried again (`max_retries`, default 3)."""
-    return _int_setting(settings, "max_retries", 3)
-
-
-def retry_delay(settings: Mapping[str, Any], attempt: int) -> float:
-    """The backoff before retry number `attempt` (0 first): `retry_base_delay` doubled each time, with jitter."""
-    base_delay = _float_setting(settings, "retry_base_delay", 0.5)
-    return float(base_delay * (2**attempt) + random.uniform(0, base_delay / 4))
 
 
 def _hint(status: int, provider: Provider, permanent: bool = False) -> str:

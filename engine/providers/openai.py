@@ -44,6 +44,7 @@ from .base import (
     ToolCallPart,
     UsagePart,
 )
+from .capabilities import capabilities_from_listing, with_sources
 from .history import sendable_history
 from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
@@ -74,7 +75,9 @@ class OpenAIAdapter(HTTPAdapter):
                 model_id = entry.get("id") or entry.get("name") or entry.get("model")
                 if isinstance(model_id, str) and model_id:
                     label = str(entry.get("display_name") or entry.get("name") or "")
-                    models.append(ModelInfo(model_id, name=label if label != model_id else ""))
+                    model = ModelInfo(model_id, name=label if label != model_id else "")
+                    stated = capabilities_from_listing(entry)
+                    models.append(with_sources(model, stated, "server: /models") if stated is not None else model)
         return models
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:

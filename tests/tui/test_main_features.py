@@ -156,7 +156,7 @@ async def test_short_reasoning_reads_from_the_top_and_long_live_reasoning_follow
     """Textual's anchor puts short content at the bottom of a view; the drawer must not (it read as blank)."""
     long_thought = "".join(f"line {n} of a long thought\n" for n in range(80))
     turns = [
-        [ReasoningPart("a short thought"), Pause(0.6), TextPart("one"), FinishPart("stop")],
+        [ReasoningPart("a short thought"), Pause(2.0), TextPart("one"), FinishPart("stop")],
         [ReasoningPart(long_thought[:400]), Pause(0.3), ReasoningPart(long_thought[400:]), Pause(3.0), TextPart("two"),
          FinishPart("stop")],
     ]  # fmt: skip
@@ -166,7 +166,10 @@ async def test_short_reasoning_reads_from_the_top_and_long_live_reasoning_follow
         scroll = screen.drawer.query_one("VerticalScroll")
         await type_text(pilot, "first")
         await pilot.press("enter")
-        await pilot.pause(0.4)
+        for _ in range(30):  # wait for the live reasoning rather than a fixed time (a loaded machine is slow)
+            await pilot.pause(0.05)
+            if screen.drawer.source == "stream" and screen.drawer.text:
+                break
         text_widget = screen.drawer.query_one(".text")
         assert screen.drawer.source == "stream" and screen.drawer.text == "a short thought"
         assert text_widget.region.y == scroll.region.y  # at the top, right under the title

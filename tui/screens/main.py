@@ -96,7 +96,7 @@ class MainScreen(
         self._ticker: Timer | None = None
         self._tree_index = branches.TreeIndex.build([])
         self._alternatives: dict[int, list[Dialog]] = {}
-        self._usage_cache: dict[str, tuple[int, tuple[int, int]]] = {}
+        self._usage_cache: dict[str, tuple[int, tuple[int, int, bool]]] = {}
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):

@@ -1,4 +1,7 @@
-"""The status line: provider · model · capability marks · tokens in/out · live tokens per second."""
+"""The status line: provider · model · capability marks · parameters · tokens in/out · live tokens per second.
+
+Token figures the server did not report (llama.cpp's server sends no usage) are the client's estimate and carry
+a `~` (`in ~120 out ~42`)."""
 
 from __future__ import annotations
 
@@ -19,6 +22,10 @@ class StatusInfo:
     output_tokens: int = 0
     tokens_per_second: float = 0.0
     state: str = ""
+    #: Some token figure is the client's estimate (the server reported none): shown with a `~`.
+    estimated: bool = False
+    #: The dialog's generation parameters that are set, compactly (`max 256 · t 0.7`).
+    parameters: str = ""
 
 
 def _count(value: int) -> str:
@@ -63,7 +70,10 @@ class StatusLine(Widget):
         pieces: list[tuple[str, str] | str] = [(provider, "bold"), " · ", model]
         if info.marks:
             pieces += [" · ", (info.marks, "bold")]
-        pieces += [f" · in {_count(info.input_tokens)} out {_count(info.output_tokens)}"]
+        if info.parameters:
+            pieces += [" · ", clean(info.parameters)]
+        about = "~" if info.estimated else ""
+        pieces += [f" · in {about}{_count(info.input_tokens)} out {about}{_count(info.output_tokens)}"]
         if info.tokens_per_second > 0:
             pieces += [f" · {info.tokens_per_second:.0f} tok/s"]
         if info.state:

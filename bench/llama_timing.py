@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.interop.llama_server import LlamaServer, model_path  # noqa: E402
-from visindigo.engine import Center, ModelInfo, Provider, Role  # noqa: E402
-from visindigo.tui.generation import RunState, drive  # noqa: E402
+from tests.interop.llama_server import LlamaServer, model_path
+from visindigo.engine import Center, ModelInfo, Provider, Role
+from visindigo.tui.generation import RunState, drive
 
 _PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms")
 _EVAL = re.compile(r"\beval time =\s*([\d.]+) ms /\s*(\d+) runs.*?([\d.]+) tokens per second")

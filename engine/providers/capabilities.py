@@ -65,7 +65,7 @@ def sources(model: ModelInfo) -> dict[str, str]:
 
 
 def server_kind(provider: Provider) -> str:
-    """"ollama", "lmstudio", "openrouter", ... from the `server` setting, else guessed from host and port."""
+    """ "ollama", "lmstudio", "openrouter", ... from the `server` setting, else guessed from host and port."""
     named = provider.settings.get("server")
     if isinstance(named, str) and named:
         return named

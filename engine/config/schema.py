@@ -55,6 +55,8 @@ PROVIDER_SETTINGS_SCHEMA: dict[str, Any] = {
         "max_retry_wait": {"type": "number", "minimum": 0},
         "default_capabilities": {"type": "array", "items": {"enum": CAPABILITY_NAMES}},
         "anthropic_version": {"type": "string", "minLength": 1},
+        "max_concurrent_runs": {"type": "integer", "minimum": 0},
+        "server": {"type": "string"},
         "thinking_budget": _THINKING_BUDGET,
     },
 }

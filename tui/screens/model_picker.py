@@ -18,10 +18,10 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from visindigo.engine.capability import Capability
-from visindigo.engine.providers.capabilities import sources
 from visindigo.engine.center import Center
 from visindigo.engine.provider import ModelInfo, NoModelAvailable, Provider
 from visindigo.engine.providers.base import ProviderError
+from visindigo.engine.providers.capabilities import sources
 
 from ._common import ModalFrame, safe, sanitize
 

@@ -52,7 +52,13 @@ def split_stops(text: str) -> list[str]:
 
 def join_stops(stops: Iterable[str]) -> str:
     """The inverse of `split_stops`, for showing stored sequences in the field."""
-    return ", ".join(s.replace("\\", "\\\\").replace(",", "\\,").replace("\n", "\\n").replace("\t", "\\t") for s in stops)
+    escapes = (("\\", "\\\\"), (",", "\\,"), ("\n", "\\n"), ("\t", "\\t"))
+    shown = []
+    for stop in stops:
+        for raw, escaped in escapes:
+            stop = stop.replace(raw, escaped)
+        shown.append(stop)
+    return ", ".join(shown)
 
 
 class ParametersScreen(FormFrame[dict[str, Any] | None]):

@@ -53,6 +53,8 @@ class ThinkSplitter:
     def feed(self, text: str) -> list[tuple[int, str]]:
         if self.passthrough:
             return [(ANSWER, text)] if text else []
+        if self._state == "watch" and not self._buffer and "<" not in text:
+            return [(ANSWER, text)] if text else []  # the per-token path of a plain answer: no tag can start here
         self._buffer += text
         out: list[tuple[int, str]] = []
         while True:

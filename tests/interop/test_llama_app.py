@@ -85,7 +85,7 @@ async def test_a_forced_tool_call_shows_its_block_and_the_answer_after_it(llama_
     app.center.add_function(get_time)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = main_screen(app)
-        screen.dialog.parameters = {**SHORT, "max_tokens": 40, "tool_choice": "get_time"}
+        screen.dialog.parameters = {**SHORT, "max_tokens": 16, "tool_choice": "get_time"}  # grammar sampling is slow
         await ask(pilot, "Time in UTC?")
         await settle(pilot)
         dialog = screen.dialog

@@ -42,18 +42,21 @@ async def test_another_model_answering_is_said_and_recorded() -> None:
 
 
 async def test_a_run_over_the_providers_limit_says_it_waits() -> None:
-    center = make_center([[TextPart("first "), Pause(1.5), TextPart("done"), FinishPart("stop")], answer("second")])
+    center = make_center([[TextPart("first "), Pause(4.0), TextPart("done"), FinishPart("stop")], answer("second")])
     center.default_provider.settings["max_concurrent_runs"] = 1  # type: ignore[union-attr]
     app = make_app(center=center)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = main_screen(app)
         await ask(pilot, "one")
-        await pilot.pause(0.3)
+        for _ in range(60):  # the first run has its turn and streams (a loaded machine is slow to start it)
+            await pilot.pause(0.05)
+            if "generating" in str(screen.status_line.content):
+                break
         await pilot.press("ctrl+n")
         await pilot.pause()
         await ask(pilot, "two")
         seen = ""
-        for _ in range(40):
+        for _ in range(60):
             await pilot.pause(0.05)
             if "waiting for Scripted" in str(screen.status_line.content):
                 seen = str(screen.status_line.content) + notice_text(screen)
@@ -81,3 +84,16 @@ async def test_reasoning_that_streamed_as_the_answer_moves_to_the_drawer() -> No
         await settle(pilot)
         message = screen.dialog.last_message
         assert message.content == "42" and message.reasoning == "Let me think about it."
+
+
+async def test_a_saved_providers_default_model_shows_in_the_status_line_at_once() -> None:
+    from visindigo.engine import Center, Provider
+
+    center = Center()
+    center.add_provider(Provider("local", name="llama.cpp", base_url="http://127.0.0.1:9/v1", default_model="qwen3-8b"))
+    center.default_provider_id = "local"
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        status = str(main_screen(app).status_line.content)
+        assert "llama.cpp · qwen3-8b" in status and "no model" not in status

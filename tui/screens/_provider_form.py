@@ -82,6 +82,7 @@ class ProviderFormScreen(FormFrame[ProviderDraft | None]):
         self._taken = set(taken_ids) - ({provider.id} if provider else set())
         self._title = title or ("Edit provider" if provider else "Add a provider")
         self._start = provider or suggestion
+        self._kind: object = self._start.kind if self._start and self._start.kind in DEFAULT_URLS else "openai"
 
     def compose(self) -> ComposeResult:
         start = self._start
@@ -135,6 +136,9 @@ class ProviderFormScreen(FormFrame[ProviderDraft | None]):
 
     @on(Select.Changed, "#kind")
     def _kind_changed(self, event: Select.Changed) -> None:
+        if event.value == self._kind:
+            return  # the Select reporting its first value is not the user choosing a kind
+        self._kind = event.value
         url = self.query_one("#base_url", Input)
         if (not url.value or url.value in DEFAULT_URLS.values()) and isinstance(event.value, str):
             url.value = DEFAULT_URLS.get(event.value, url.value)

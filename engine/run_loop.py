@@ -20,12 +20,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from .applog import log_text
 from .approval import DENIED_RESULT, Approval, ApprovalCallback, ToolCallRequest
 from .capability import Capability
 from .events import (
@@ -163,6 +165,13 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             rounds += 1
             state = _Round()
             request = setup.request(dialog, first_round=rounds == 1)
+            started = time.monotonic()
+            log.debug(
+                "round %d of dialog %s: provider %s, model %s, %d messages, %d tools",
+                rounds, dialog.id, setup.provider.id, setup.model.id, len(request.messages), len(request.tools),
+            )
+            if request.messages:
+                log_text(log, "last message", request.messages[-1].content)
             slots = setup.provider.run_slots
             if slots is not None:
                 if slots.locked():
@@ -234,7 +243,13 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                     f"{setup.provider.name}: the answer is incomplete — the stream ended before the model finished "
                     "(no finish reason). The partial answer was kept; regenerate to try again."
                 )
+            log.debug(
+                "round %d ended after %.2f s: %s%s",
+                rounds, time.monotonic() - started, state.finish.reason if state.finish else "no finish",
+                f", {len(state.calls)} tool calls" if state.calls else "",
+            )
             if failure_text:
+                log.warning("run of dialog %s failed: %s", dialog.id, failure_text)
                 _close_stream(dialog, tool_calls="", meta=_meta(setup, state, "incomplete", failure_text), end=False)
                 dialog._emit(RunFailed(failure_text))
                 done = True

@@ -25,3 +25,17 @@ def llm_server() -> Iterator[LLMServer]:
     """A scripted OpenAI / Anthropic endpoint on 127.0.0.1 (see tests/llm_server.py for how to script it)."""
     with LLMServer() as server:
         yield server
+
+
+@pytest.fixture
+def example_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The small tool package of tests/plugin_package.py, installed (dist-info and all) in a folder on sys.path."""
+    import sys
+
+    from tests.plugin_package import PACKAGE, install_example_tools
+
+    site = install_example_tools(tmp_path / "site")
+    monkeypatch.syspath_prepend(str(site))
+    yield site
+    for name in [n for n in sys.modules if n.startswith(PACKAGE)]:
+        del sys.modules[name]

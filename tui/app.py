@@ -21,6 +21,7 @@ from textual.screen import Screen
 from visindigo.engine import Center, Dialog
 
 from .commands import MainCommands
+from .crash import CrashLogging
 from .screens.main import MainScreen
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def configured_fps(center: Center, options: AppOptions) -> float:
     return DEFAULT_STREAM_FPS
 
 
-class VisindigoApp(App[None]):
+class VisindigoApp(CrashLogging, App[None]):
     """A keyboard-first LLM workstation. ctrl+p lists every command; f1 lists every key."""
 
     TITLE = "Visindigo"
@@ -248,12 +249,13 @@ class VisindigoApp(App[None]):
     # --- help and palette -------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
+        from .crash import log_line
         from .key_help import help_sections
         from .screens.help import HelpScreen
 
         keys = self.center.settings.get("keys")
         keymap = keys if isinstance(keys, dict) else None
-        self.push_screen(HelpScreen(help_sections(self, keymap), keymap=keymap))
+        self.push_screen(HelpScreen(help_sections(self, keymap), keymap=keymap, footer=log_line(self.center.paths)))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

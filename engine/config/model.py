@@ -83,6 +83,21 @@ class Config:
         return path if path.is_absolute() else self.config_file.parent / path
 
     @property
+    def enabled_tools(self) -> list[str]:
+        """Package tools (entry-point names of `visindigo.tools`) enabled for every dialog; none by default."""
+        return [str(name) for name in self.data.get("tools", {}).get("enabled", [])]
+
+    @property
+    def allowed_tools(self) -> list[str]:
+        """Package tools that run without asking first (like an MCP server's `approval = "allow"`)."""
+        return [str(name) for name in self.data.get("tools", {}).get("allow", [])]
+
+    @property
+    def user(self) -> dict[str, Any]:
+        """`[user]`: name, language and location for templates' USER_* variables."""
+        return dict(self.data.get("user", {}))
+
+    @property
     def provider_ids(self) -> list[str]:
         return list(self.data.get("providers", {}))
 

@@ -23,6 +23,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..applog import http_event_hooks
 from ..provider import Provider
 from ._httpx import httpx
 from .base import ProviderError, extra_headers, redact, retry_delay, retry_limit
@@ -86,6 +87,7 @@ class HTTPTransport:
                     pool=provider.connect_timeout,
                 ),
                 follow_redirects=False,
+                event_hooks=http_event_hooks(),
             )
         return self._client
 

@@ -140,8 +140,8 @@ class OpenAIAdapter(HTTPAdapter):
                             delta = choice.get("delta") or choice.get("message") or {}
                             content = delta.get("content")
                             if content and type(content) is str:
-                                if splitter.passthrough:
-                                    yield TextPart(content)
+                                if splitter.passthrough or (splitter.watching and "<" not in content):
+                                    yield TextPart(content)  # the per-token path: no tag can start here
                                 else:
                                     for kind, text in splitter.feed(content):
                                         yield PIECE_PARTS[kind](text)

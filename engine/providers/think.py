@@ -40,7 +40,7 @@ class ThinkSplitter:
 
     `passthrough` is True once only answer remains."""
 
-    __slots__ = ("_buffer", "_state", "passthrough")
+    __slots__ = ("_buffer", "_state", "passthrough", "watching")
 
     def __init__(self, *, starts_in_thinking: bool = False) -> None:
         # states: "start" (may still open), "inside" (inside, but a leading "<think>" is still dropped),
@@ -49,12 +49,20 @@ class ThinkSplitter:
         self._state = "inside" if starts_in_thinking else "start"
         self._buffer = ""
         self.passthrough = False
+        #: In the answer, watching for a headless `</think>`, with nothing held back: a chunk without "<" is
+        #: answer text as it is (the adapter's per-token shortcut; `feed` would say the same).
+        self.watching = False
 
     def feed(self, text: str) -> list[tuple[int, str]]:
+        pieces = self._feed(text)
+        self.watching = self._state == "watch" and not self._buffer and not self.passthrough
+        return pieces
+
+    def _feed(self, text: str) -> list[tuple[int, str]]:
         if self.passthrough:
             return [(ANSWER, text)] if text else []
         if self._state == "watch" and not self._buffer and "<" not in text:
-            return [(ANSWER, text)] if text else []  # the per-token path of a plain answer: no tag can start here
+            return [(ANSWER, text)] if text else []  # a plain answer: no tag can start here
         self._buffer += text
         out: list[tuple[int, str]] = []
         while True:
@@ -109,7 +117,7 @@ class ThinkSplitter:
             out.append((MOVED, ""))
             self._buffer = buffer[end + len(CLOSE) :]
             self._state = "after"
-            return out + self.feed("")
+            return out + self._feed("")
         keep = max(_partial_suffix(buffer, CLOSE), _partial_suffix(buffer, OPEN))
         emit = buffer[: len(buffer) - keep]
         if emit:
@@ -131,6 +139,7 @@ class ThinkSplitter:
             self._state = "start"
         elif self._state == "watch":  # the reasoning has its own channel: a closing tag in the answer is text
             self._state = "plain"
+            self.watching = False
 
     def flush(self) -> list[tuple[int, str]]:
         """What is still held back when the stream ends: a partial tag is text after all."""

@@ -31,6 +31,7 @@ from .mcp_server import MCPServer
 from .message import Message, Role
 from .parameters import ParameterError, clean_parameters
 from .prompt import Prompt
+from .sanitize import clean_line
 from .skill import Skill
 
 if TYPE_CHECKING:
@@ -41,6 +42,9 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[Event], None]
 T = TypeVar("T")
+
+#: The longest title a dialog keeps (imports cut longer ones and say so; the screens cut far shorter).
+TITLE_LIMIT = 500
 
 
 class Dialog:
@@ -95,7 +99,8 @@ class Dialog:
 
     @title.setter
     def title(self, value: str) -> None:
-        self._set("_title", value, "title")
+        """Titles come from first messages, template and MCP prompt names, imports: one clean line, cut."""
+        self._set("_title", clean_line(value, TITLE_LIMIT) if value else "", "title")
 
     @property
     def provider_id(self) -> str:

@@ -73,6 +73,18 @@ log = logging.getLogger(__name__)
 ALREADY_RUNNING = "this dialog is already generating an answer; wait for it to finish or cancel it first"
 CANCELLED_RESULT = '{"error":"cancelled by the user before this tool finished"}'
 DEFAULT_MAX_TOOL_ROUNDS = 16
+#: Tool calls run per reply; a reply asking for thousands (a looping model) must not run, or show, thousands.
+DEFAULT_MAX_TOOL_CALLS = 32
+
+
+def over_cap_result(asked: int, cap: int) -> str:
+    """The tool result of a call over the cap: the model reads why it did not run and can ask again."""
+    return json.dumps(
+        {
+            "error": f"not run: this reply asked for {asked} tool calls and at most {cap} run per reply "
+            "(the max_tool_calls setting); ask for the remaining ones in a later reply"
+        }
+    )
 
 
 class _Failure(Exception):
@@ -87,6 +99,7 @@ class _Setup:
     system: str
     functions: dict[str, Function]
     max_rounds: int
+    max_calls: int = DEFAULT_MAX_TOOL_CALLS
     #: What the user should know before the first round (another model answers, ...), emitted as `Notice`s.
     notices: list[str] = field(default_factory=list)
     #: The model the dialog asked for, when another one answers instead.
@@ -281,7 +294,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                     yield event
                 return
 
-            for call in calls:
+            for call in calls[: setup.max_calls]:
                 arguments = _preview_arguments(call.arguments)
                 dialog._emit(ToolCallStarted(call.id, call.name, arguments))
                 for event in captured:
@@ -304,6 +317,21 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 for event in captured:
                     yield event
                 captured.clear()
+
+            for call in calls[setup.max_calls :]:  # asked for, but over the cap: answered, not run
+                dialog.append_message(
+                    Message(
+                        Role.TOOL,
+                        over_cap_result(len(calls), setup.max_calls),
+                        name=call.name,
+                        tool_call_id=call.id,
+                        meta={"is_error": True, "over_cap": True},
+                    )
+                )
+            state.unanswered = []
+            for event in captured:
+                yield event
+            captured.clear()
 
             if rounds >= setup.max_rounds:
                 dialog._emit(
@@ -393,7 +421,10 @@ async def _prepare(dialog: Dialog) -> _Setup:
     max_rounds = center.settings.get("max_tool_rounds", DEFAULT_MAX_TOOL_ROUNDS)
     if not isinstance(max_rounds, int) or isinstance(max_rounds, bool) or max_rounds < 1:
         max_rounds = DEFAULT_MAX_TOOL_ROUNDS
-    return _Setup(provider, adapter, model, system, functions, max_rounds, notices, requested)
+    max_calls = center.settings.get("max_tool_calls", DEFAULT_MAX_TOOL_CALLS)
+    if not isinstance(max_calls, int) or isinstance(max_calls, bool) or max_calls < 1:
+        max_calls = DEFAULT_MAX_TOOL_CALLS
+    return _Setup(provider, adapter, model, system, functions, max_rounds, max_calls, notices, requested)
 
 
 def _choose_model(provider: Provider, required: Capability, wants_tools: bool, preferred_id: str) -> ModelInfo:

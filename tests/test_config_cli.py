@@ -110,7 +110,7 @@ def test_config_example_is_printed(home: Path, capsys: pytest.CaptureFixture[str
 
 def editor(tmp_path: Path, body: str) -> str:
     script = tmp_path / "fake-editor"
-    script.write_text(f"#!{sys.executable}\nimport sys\nopen(sys.argv[1], 'a').write({body!r})\n")
+    script.write_text(f"#!{sys.executable}\nimport sys\nopen(sys.argv[-1], 'a').write({body!r})\n")
     script.chmod(0o755)
     return str(script)
 

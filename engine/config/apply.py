@@ -36,6 +36,8 @@ def apply_config(center: Center, config: Config) -> None:
     )
     if config.max_tool_rounds is not None:
         center.settings["max_tool_rounds"] = config.max_tool_rounds
+    if config.max_tool_calls is not None:
+        center.settings["max_tool_calls"] = config.max_tool_calls
     if config.enabled_tools:
         _add_package_tools(center, config)
     center.config = config

@@ -74,6 +74,12 @@ class Config:
         return int(value) if value is not None else None
 
     @property
+    def max_tool_calls(self) -> int | None:
+        """`[run] max_tool_calls` (tool calls run per reply), or None for the run loop's default."""
+        value = self.data.get("run", {}).get("max_tool_calls")
+        return int(value) if value is not None else None
+
+    @property
     def prompt_dir(self) -> Path:
         """The prompt-template folder; a relative path is relative to the config file's folder."""
         configured = self.data.get("prompt_dir")

@@ -211,7 +211,12 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         {"type": "integer", "minimum": 1, "maximum": 1000},
                         "tool rounds per run before it stops and asks",
                         16,
-                    )
+                    ),
+                    "max_tool_calls": doc(
+                        {"type": "integer", "minimum": 1, "maximum": 1000},
+                        "tool calls run per reply; the rest get a \"not run\" result",
+                        32,
+                    ),
                 },
             },
             "how a run goes",

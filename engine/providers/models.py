@@ -11,9 +11,11 @@ a model gets `IMAGE` only from the config or the server, so an image never goes 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from ..capability import Capability
 from ..provider import ModelInfo, Provider
+from ..sanitize import clean_line
 from .capabilities import ASSUMED, learn_from_server, sources, with_sources
 
 __all__ = ["DEFAULT_LISTED_CAPABILITIES", "ensure_models", "list_models", "merge_models"]
@@ -58,12 +60,22 @@ def _default_capabilities(provider: Provider) -> tuple[Capability, str]:
     return DEFAULT_LISTED_CAPABILITIES, ASSUMED
 
 
+#: The longest model id or name kept from a model list.
+MODEL_ID_LIMIT = 200
+
+
 async def list_models(provider: Provider) -> list[ModelInfo]:
     """The endpoint's models merged with the configured ones; raises `ProviderError` when listing fails.
 
     The provider is not changed; assign the result to `provider.models` to keep it.
     """
-    listed = await provider.adapter.list_models()
+    # Ids and names are outside text: a control character in one is removed here, where it enters (a server
+    # that lists "gpt\x1b]52;…" gets a 404 for the cleaned id rather than a hostile string on every screen).
+    listed = [
+        replace(model, id=clean_line(model.id, MODEL_ID_LIMIT), name=clean_line(model.name, MODEL_ID_LIMIT))
+        for model in await provider.adapter.list_models()
+    ]
+    listed = [model for model in listed if model.id]
     if provider.kind == "openai":
         await learn_from_server(provider, listed)
     return merge_models(provider.models, listed, *_default_capabilities(provider))

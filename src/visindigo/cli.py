@@ -9,11 +9,12 @@ and exit status 1, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -113,8 +114,40 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> int:
-    print(f"visindigo: {message}", file=sys.stderr)
+    from visindigo.engine.sanitize import clean
+
+    print(f"visindigo: {clean(message)}", file=sys.stderr)
     return 1
+
+
+def describe_failure(error: BaseException, command: str) -> str:
+    """One line for an error nothing else caught: what happened and where, never a traceback."""
+    where = f"visindigo {command}" if command else "visindigo"
+    if isinstance(error, OSError):
+        target = f" ({error.filename})" if error.filename else ""
+        return f"{where}: {error.strerror or error}{target}"
+    if isinstance(error, RecursionError):
+        return f"{where}: the data is nested too deeply to read"
+    if isinstance(error, MemoryError):
+        return f"{where}: out of memory (is the file far larger than a dialog export?)"
+    text = str(error).strip()
+    kind = type(error).__name__
+    if type(error).__module__ == "sqlite3":
+        return f"{where}: the dialog store failed: {text or kind}"
+    return f"{where}: unexpected {kind}: {text}" if text else f"{where}: unexpected {kind}"
+
+
+@contextlib.contextmanager
+def cleaned_output() -> Iterator[None]:
+    """Everything the command writes to stdout and stderr goes through the one sanitising function."""
+    from visindigo.engine.sanitize import TerminalWriter
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalWriter(sys.stdout), TerminalWriter(sys.stderr)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 def open_center(args: argparse.Namespace) -> Center:
@@ -227,9 +260,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         return run_serve(args)
     if args.command in dialogs_cli.COMMANDS:
-        return dialogs_cli.run(args)
+        return run_guarded(dialogs_cli.run, args)
     if args.command in doctor.COMMANDS:
-        return doctor.run(args)
+        return run_guarded(doctor.run, args)
     if args.command in tools_cli.COMMANDS:
-        return tools_cli.run(args)
-    return run_app(args)
+        return run_guarded(tools_cli.run, args)
+    try:
+        return run_app(args)
+    except Exception as error:
+        return _fail(describe_failure(error, "").removeprefix("visindigo: "))
+
+
+def run_guarded(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """Run a command with its stdout and stderr sanitised and one line, never a traceback, for what escapes it."""
+    with cleaned_output():
+        try:
+            return command(args)
+        except KeyboardInterrupt:
+            return 130
+        except Exception as error:  # the last line of defence
+            print(describe_failure(error, args.command), file=sys.stderr)
+            return 1

@@ -12,7 +12,7 @@ from typing import TextIO
 
 
 def _clean(text: str) -> str:
-    from visindigo.tui.sanitize import clean  # imported when something is printed, not at every start
+    from visindigo.engine.sanitize import clean  # imported when something is printed, not at every start
 
     return clean(text)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from textual.content import Content
 from textual.widget import Widget
 
-from ..sanitize import clean
+from ..sanitize import clean_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,13 +65,13 @@ class StatusLine(Widget):
         if info == self.info and self.content.plain:
             return
         self.info = info
-        provider = clean(info.provider) or "no provider"
-        model = clean(info.model) or "no model"
+        provider = clean_line(info.provider, 40) or "no provider"
+        model = clean_line(info.model, 60) or "no model"
         pieces: list[tuple[str, str] | str] = [(provider, "bold"), " · ", model]
         if info.marks:
             pieces += [" · ", (info.marks, "bold")]
         if info.parameters:
-            pieces += [" · ", clean(info.parameters)]
+            pieces += [" · ", clean_line(info.parameters, 80)]
         about = "~" if info.estimated else ""
         pieces += [f" · in {about}{_count(info.input_tokens)} out {about}{_count(info.output_tokens)}"]
         if info.tokens_per_second > 0:

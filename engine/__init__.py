@@ -8,11 +8,14 @@ from .center import Center, DialogSummary, SearchHit
 from .commands import Command, CommandParameter, CommandProvider, JSONSchema, command, command_to_function
 from .dialog import Dialog
 from .events import (
+    AnswerMovedToReasoning,
     DialogChanged,
+    EmptyAnswer,
     Event,
     MessageAppended,
     MessagesTruncated,
     MessageUpdated,
+    Notice,
     RunCancelled,
     RunFailed,
     RunFinished,
@@ -23,6 +26,7 @@ from .events import (
     ToolCallFinished,
     ToolCallStarted,
     UsageReported,
+    WaitingForProvider,
 )
 from .function import FUNCTION_ID_PATTERN, Function, InvalidFunctionId, check_function_id
 from .mcp_server import MCPServer
@@ -33,6 +37,7 @@ from .skill import Skill
 
 __all__ = [
     "FUNCTION_ID_PATTERN",
+    "AnswerMovedToReasoning",
     "Capability",
     "Center",
     "Command",
@@ -41,6 +46,7 @@ __all__ = [
     "Dialog",
     "DialogChanged",
     "DialogSummary",
+    "EmptyAnswer",
     "Event",
     "Function",
     "Image",
@@ -53,6 +59,7 @@ __all__ = [
     "MessagesTruncated",
     "ModelInfo",
     "NoModelAvailable",
+    "Notice",
     "Prompt",
     "Provider",
     "Role",
@@ -68,6 +75,7 @@ __all__ = [
     "ToolCallFinished",
     "ToolCallStarted",
     "UsageReported",
+    "WaitingForProvider",
     "check_function_id",
     "command",
     "command_to_function",

@@ -21,9 +21,12 @@ from typing import Any
 from textual.message import Message as TextualMessage
 
 from visindigo.engine import (
+    AnswerMovedToReasoning,
     Dialog,
+    EmptyAnswer,
     MessageAppended,
     MessageUpdated,
+    Notice,
     RunCancelled,
     RunFailed,
     RunFinished,
@@ -34,6 +37,7 @@ from visindigo.engine import (
     ToolCallFinished,
     ToolCallStarted,
     UsageReported,
+    WaitingForProvider,
 )
 from visindigo.engine.approval import ApprovalCallback
 
@@ -41,9 +45,11 @@ from .messages import (
     MessageAdded,
     MessageChanged,
     RunEnded,
+    RunNoted,
     RunStarted,
     StreamClosed,
     StreamOpened,
+    StreamRestarted,
     TextArrived,
     ToolFinished,
     ToolStarted,
@@ -83,6 +89,12 @@ class RunState:
     error: str = ""
     #: The user asked to cancel and the run has not ended yet (the status line says so until it has).
     cancelling: bool = False
+    #: The provider this run waits for (its run limit is reached), "" once the run has its turn.
+    waiting_for: str = ""
+    #: What the run said the user should know (shown under the dialog when it ends).
+    notes: list[str] = field(default_factory=list)
+    #: Rounds that ended with neither text nor tool calls.
+    empty_rounds: int = 0
 
     def begin_round(self, now: float) -> None:
         self.round += 1
@@ -140,6 +152,8 @@ async def drive(dialog: Dialog, state: RunState, post: Post, approve: ApprovalCa
     state.started_at = time.monotonic()
     state.outcome = ""
     state.error = ""
+    state.notes = []
+    state.empty_rounds = 0
     post(RunStarted(dialog_id))
     outcome, error = "finished", ""
 
@@ -162,8 +176,24 @@ async def drive(dialog: Dialog, state: RunState, post: Post, approve: ApprovalCa
                     state.reasoning_parts.append(text)
                     text_arrived()
                 case StreamBegan():
+                    state.waiting_for = ""
                     state.begin_round(time.monotonic())
                     post(StreamOpened(dialog_id, state.round))
+                case AnswerMovedToReasoning(text=text):
+                    state.text_parts = []
+                    state.reasoning_parts.insert(0, text)
+                    state.round_deltas = 0
+                    post(StreamRestarted(dialog_id, state.round))
+                case WaitingForProvider(provider_name=name):
+                    state.waiting_for = clean(name)
+                    post(RunNoted(dialog_id, f"waiting for {state.waiting_for}…", waiting=True))
+                case Notice(text=text):
+                    state.notes.append(clean(text))
+                    post(RunNoted(dialog_id, state.notes[-1]))
+                case EmptyAnswer(finish_reason=reason, output_tokens=tokens):
+                    state.empty_rounds += 1
+                    state.notes.append(empty_answer_note(reason, tokens))
+                    post(RunNoted(dialog_id, state.notes[-1]))
                 case StreamEnded():
                     state.streaming = False
                     post(StreamClosed(dialog_id, state.round))
@@ -198,6 +228,15 @@ async def drive(dialog: Dialog, state: RunState, post: Post, approve: ApprovalCa
         state.cancelling = False
         state.streaming = False
         state.running_tools.clear()
+        state.waiting_for = ""
+        if outcome == "finished" and state.empty_rounds:
+            outcome = "empty"  # not counted as an answer
         state.outcome = outcome
         state.error = clean(error)
         post(RunEnded(dialog_id, outcome, state.error))
+
+
+def empty_answer_note(finish_reason: str, output_tokens: int) -> str:
+    """The mark an empty round leaves in the dialog: what the server said, so a proxy's swallowed failure shows."""
+    reason = clean(finish_reason) or "none"
+    return f"The model returned an empty answer — finish reason {reason}, {output_tokens} tokens."

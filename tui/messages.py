@@ -88,8 +88,26 @@ class UsageChanged(RunMessage):
 
 
 @dataclass
+class RunNoted(RunMessage):
+    """Something about the run the user should read (another model answered, tools were left out, an empty
+    answer, waiting for the provider); `text` is already worded. `waiting` notes go away when the run starts."""
+
+    text: str
+    waiting: bool = False
+
+
+@dataclass
+class StreamRestarted(RunMessage):
+    """What streamed as this round's answer was reasoning (a headless `</think>`): the live answer starts again
+    empty and the drawer shows the moved text."""
+
+    round: int
+
+
+@dataclass
 class RunEnded(RunMessage):
-    """The run is over: `outcome` is "finished", "failed" or "cancelled"; `error` says why it failed."""
+    """The run is over: `outcome` is "finished", "empty" (it ended with an empty answer), "failed" or
+    "cancelled"; `error` says why it failed."""
 
     outcome: str
     error: str = ""

@@ -80,6 +80,10 @@ PROVIDER_SETTINGS_SCHEMA: dict[str, Any] = {
             ["text", "tools"],
         ),
         "anthropic_version": doc({"type": "string", "minLength": 1}, "Anthropic: the API version header", "2023-06-01"),
+        "max_concurrent_runs": doc(
+            {"type": "integer", "minimum": 0}, "runs that may have a request out at once (0: no limit)", 1
+        ),
+        "server": doc({"type": "string"}, "which server this is: where capabilities are asked", "ollama"),
         "thinking_budget": doc(_THINKING_BUDGET, "Anthropic: reasoning tokens per answer", 4096),
     },
 }

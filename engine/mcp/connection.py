@@ -189,6 +189,9 @@ class ServerConnection:
                 raise MCPServerError(self.error, server=self.name) from None
             self._secrets = resolved.secrets
             self._http_refusal = None
+            if missing_sdk():
+                self._fail(f"MCP server {self.name!r} could not start: {MISSING_SDK}")
+                raise MCPServerError(self.error, server=self.name) from None
             self.loop = asyncio.get_running_loop()
             error = await self._attempt(resolved, self.server.kind)
             if error is not None and self._may_be_legacy_sse():
@@ -496,3 +499,19 @@ class ServerConnection:
             self.in_flight -= 1
         return prompt_messages(result, f"{self.name}/{prompt_name}")
 
+
+#: Said at once when a server is configured but the SDK is not importable (a broken or partial install).
+MISSING_SDK = (
+    "the MCP SDK is not installed — it is the Python package 'mcp', a dependency of Visindigo; reinstall "
+    "Visindigo or run: pip install mcp"
+)
+
+
+def missing_sdk() -> bool:
+    """Whether the `mcp` package cannot be imported; checked without importing it (startup stays cheap)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("mcp") is None
+    except (ImportError, ValueError):
+        return True

@@ -120,8 +120,8 @@ def test_tool_approval_modal(snap_compare: Any, size: tuple[int, int]) -> None:
 def test_help_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the "Keys" box over the main screen: a filter field, then sections "Everywhere" (^q Quit,
     f1 Keys, ^p Command palette) and "Main screen" (tab, shift+tab, esc Cancel, ^n New dialog, ^r Regenerate,
-    alt+e Edit last question, f2 Model, …); at 120×40 the list goes on to the start of "Messages (ctrl+o)".
-    The rest ("Composer", "Dialog tree") is further down.
+    alt+e Edit last question, f2 Model, …, f10 alt+p Parameters); at 120×40 the list goes on to ^o Go to the
+    messages. The rest ("Messages (ctrl+o)", "Composer", "Dialog tree") is further down.
     """
     async def open_help(pilot: Any) -> None:
         await _settled(pilot)

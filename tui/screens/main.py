@@ -60,6 +60,7 @@ class MainScreen(
         Binding("f5", "skills", "Skills", show=False, id="skills", priority=True),
         Binding("f6,ctrl+t", "templates", "Templates", show=False, id="templates", priority=True),
         Binding("f7", "rename", "Rename dialog", show=False, id="rename", priority=True),
+        Binding("f10,alt+p", "parameters", "Parameters", show=False, id="parameters", priority=True),
         Binding("f8", "delete_dialog", "Delete dialog", show=False, id="delete-dialog", priority=True),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False, id="toggle-sidebar"),
         Binding("f9,ctrl+g", "toggle_drawer", "Reasoning", show=False, id="toggle-drawer", priority=True),
@@ -100,7 +101,7 @@ class MainScreen(
         self._ticker: Timer | None = None
         self._tree_index = branches.TreeIndex.build([])
         self._alternatives: dict[int, list[Dialog]] = {}
-        self._usage_cache: dict[str, tuple[int, tuple[int, int]]] = {}
+        self._usage_cache: dict[str, tuple[int, tuple[int, int, bool]]] = {}
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):

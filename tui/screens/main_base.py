@@ -56,7 +56,7 @@ class MainBase(Screen[None]):
     _tree_index: TreeIndex
     #: Where the shown dialog parts from the rest of its family: message index -> the dialogs to step through.
     _alternatives: dict[int, list[Dialog]]
-    _usage_cache: dict[str, tuple[int, tuple[int, int]]]
+    _usage_cache: dict[str, tuple[int, tuple[int, int, bool]]]
 
     @property
     def visindigo(self) -> VisindigoApp:

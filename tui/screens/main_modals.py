@@ -1,5 +1,5 @@
-"""The screens the main screen opens over itself: model picker, providers, MCP servers, skills, templates and
-rename. Each is imported when first opened, so start-up does not load them."""
+"""The screens the main screen opens over itself: model picker, providers, MCP servers, skills, templates,
+the dialog's parameters and rename. Each is imported when first opened, so start-up does not load them."""
 
 from __future__ import annotations
 
@@ -100,6 +100,18 @@ class ModalsPart(MainBase):
         await self.pane.clear_notice()
         self.pane.follow()
         self.start_run(dialog)
+
+    @work(group="modal", exclusive=True, exit_on_error=False)
+    async def action_parameters(self) -> None:
+        from .parameters import ParametersScreen
+
+        dialog = self.dialog
+        tools = [function.id for function in dialog.effective_functions()]
+        chosen = await self.app.push_screen_wait(ParametersScreen(dialog.parameters, tools, title=dialog.title))
+        if chosen is None:
+            return
+        dialog.parameters = chosen  # stored with the dialog (a dialog not sent yet keeps them for its first run)
+        self._refresh_status()
 
     @work(group="modal", exclusive=True, exit_on_error=False)
     async def action_rename(self) -> None:

@@ -31,6 +31,7 @@ class PalettePart(MainBase):
         ("mcp_servers", "Manage MCP servers", "Add, enable or disable tool servers"),
         ("skills", "Skills of this dialog", "Resident instructions for this dialog"),
         ("templates", "Insert template", "Fill in a prompt template"),
+        ("parameters", "Dialog parameters", "Output limit, temperature, seed, stop, tool choice of this dialog"),
         ("rename", "Rename dialog", "Give this dialog a title"),
         ("delete_dialog", "Delete dialog", "Delete this dialog after asking; its branches stay"),
         ("toggle_sidebar", "Toggle sidebar", "Show or hide the dialog tree"),

@@ -21,9 +21,11 @@ from ..messages import (
     MessageAdded,
     MessageChanged,
     RunEnded,
+    RunNoted,
     RunStarted,
     StreamClosed,
     StreamOpened,
+    StreamRestarted,
     TextArrived,
     ToolFinished,
     ToolStarted,
@@ -126,6 +128,11 @@ class RunsPart(MainBase):
     async def on_stream_opened(self, event: StreamOpened) -> None:
         if not self._shown(event.dialog_id):
             return
+        run = self.runs.get(event.dialog_id)
+        if run is not None and run.notes:
+            await self.pane.show_notice("\n".join(run.notes), info=True)
+        else:
+            await self.pane.clear_notice()  # "waiting for …" is over
         await self.pane.open_stream(event.round)
         if self._drawer_follows_stream():
             self.drawer.start_stream(event.round)
@@ -145,6 +152,22 @@ class RunsPart(MainBase):
             return True
         latest = self.dialog.find_last_assistant_message()
         return latest >= 0 and self.drawer.title == self._drawer_title(self.dialog.message_at(latest), latest)
+
+    async def on_stream_restarted(self, event: StreamRestarted) -> None:
+        if not self._shown(event.dialog_id):
+            return
+        await self.pane.restart_stream(event.round)
+        if self._drawer_follows_stream():
+            self.drawer.start_stream(event.round)
+        self._resume_frames()
+
+    async def on_run_noted(self, event: RunNoted) -> None:
+        if not self._shown(event.dialog_id):
+            return
+        run = self.runs.get(event.dialog_id)
+        notes = [] if event.waiting or run is None else run.notes
+        await self.pane.show_notice("\n".join(notes) or event.text, info=True)
+        self._refresh_status()
 
     def on_text_arrived(self, event: TextArrived) -> None:
         if self._shown(event.dialog_id):
@@ -211,10 +234,13 @@ class RunsPart(MainBase):
             await self.pane.flush(run)
         await self.pane.resync()
         self.pane.set_alternatives(self._compute_alternatives())
+        notes = "\n".join(run.notes) + "\n" if run is not None and run.notes else ""
         if event.outcome == "failed":
-            await self.pane.show_notice(f"{event.error}\nFix the cause, then ctrl+r retries.")
+            await self.pane.show_notice(f"{notes}{event.error}\nFix the cause, then ctrl+r retries.")
         elif event.outcome == "cancelled":
-            await self.pane.show_notice("Cancelled; what arrived is kept (marked interrupted).", info=True)
+            await self.pane.show_notice(f"{notes}Cancelled; what arrived is kept (marked interrupted).", info=True)
+        elif notes:
+            await self.pane.show_notice(notes.rstrip("\n"), info=True)
         if self.drawer.source == "stream":
             self._show_reasoning_of_latest()
         if self._ticker is not None:

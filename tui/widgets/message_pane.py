@@ -431,6 +431,14 @@ class MessagePane(VerticalScroll, can_focus=True):
         room = max(ROOM_MARGIN * 2, self.size.height // 2)
         view.reserve_lines(used + room)
 
+    async def restart_stream(self, round_number: int) -> None:
+        """What streamed so far was not the answer after all: drop it and stream the round again from empty."""
+        view = self._stream_view
+        self._stream_view = None
+        if view is not None:
+            await view.abandon()
+        await self.open_stream(round_number)
+
     async def stream_closed(self, round_number: int) -> None:
         """A round ended; a streaming view that got no message (an empty answer) goes away."""
         view = self._stream_view

@@ -1,4 +1,7 @@
-"""The status line: provider · model · capability marks · tokens in/out · live tokens per second."""
+"""The status line: provider · model · capability marks · parameters · tokens in/out · live tokens per second.
+
+Token figures the server did not report (llama.cpp's server sends no usage) are the client's estimate and carry
+a `~` (`in ~120 out ~42`)."""
 
 from __future__ import annotations
 
@@ -23,6 +26,10 @@ class StatusInfo:
     speed_is_final: bool = False
     #: Why a capability mark the dialog needs is missing ("" when none is).
     note: str = ""
+    #: Some token figure is the client's estimate (the server reported none): shown with a `~`.
+    estimated: bool = False
+    #: The dialog's generation parameters that are set, compactly (`max 256 · t 0.7`).
+    parameters: str = ""
 
 
 def _count(value: int) -> str:
@@ -77,7 +84,10 @@ class StatusLine(Widget):
             pieces += [" · ", (info.marks, "bold")]
         if info.note:
             pieces += [" · ", (clean_line(info.note, 120), "bold $text-warning")]
-        pieces += [f" · in {_count(info.input_tokens)} out {_count(info.output_tokens)}"]
+        if info.parameters:
+            pieces += [" · ", clean_line(info.parameters, 80)]
+        about = "~" if info.estimated else ""
+        pieces += [f" · in {about}{_count(info.input_tokens)} out {about}{_count(info.output_tokens)}"]
         if info.tokens_per_second > 0:
             speed = f"{info.tokens_per_second:.0f} tok/s"
             pieces += [f" · last answer {speed}" if info.speed_is_final else f" · {speed}"]

@@ -21,6 +21,7 @@ from .events import (
     StreamEnded,
     StreamReasoning,
     ToolCallFinished,
+    ToolCallProgress,
     ToolCallStarted,
     UsageReported,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "StreamEnded",
     "StreamReasoning",
     "ToolCallFinished",
+    "ToolCallProgress",
     "ToolCallStarted",
     "UsageReported",
     "check_function_id",

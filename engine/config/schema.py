@@ -111,8 +111,11 @@ MCP_SERVER_SCHEMA: dict[str, Any] = {
         "disabled": {"type": "boolean"},
         "enabled": {"type": "boolean"},
         "timeout": _POSITIVE_NUMBER,
-        "approval": {"enum": ["ask", "allow"]},
+        "approval": {"enum": ["ask", "read_only", "allow"]},
         "start_on_launch": {"type": "boolean"},
+        "roots": {"type": "array", "items": {"type": "string"}},
+        "instructions": {"type": "boolean"},
+        "log_level": {"enum": ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]},
     },
     "anyOf": [{"required": ["command"]}, {"required": ["url"]}],
     "errorMessage": "an MCP server needs 'command' (a program started over stdio) or 'url' (HTTP)",
@@ -145,6 +148,12 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "providers": {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": PROVIDER_SCHEMA},
         "skills": {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": SKILL_SCHEMA},
         "mcp_servers": {
+            "type": "object",
+            "propertyNames": {"minLength": 1},
+            "additionalProperties": MCP_SERVER_SCHEMA,
+        },
+        # The name every other client uses; read exactly like `mcp_servers`.
+        "mcpServers": {
             "type": "object",
             "propertyNames": {"minLength": 1},
             "additionalProperties": MCP_SERVER_SCHEMA,

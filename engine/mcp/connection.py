@@ -26,19 +26,25 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..mcp_server import MCPServer, Transport
 from ..message import Message
+from ..tool_context import ToolCallContext, current_tool_call
+from .calls import CallTimedOut, ToolCallWatch, call_with_progress
+from .client_side import ClientSide
 from .content import call_result_to_dict, prompt_messages
 from .expand import ResolvedServer, UnsetVariable, redact, resolve
-from .status import MCPPromptInfo, MCPServerError, PromptArgument, ServerState, ServerStatus, ToolInfo
+from .listing import list_prompts, list_resources, list_tools
+from .sdk import sdk_problem
+from .status import MCPPromptInfo, MCPServerError, ResourceInfo, ServerState, ServerStatus, ToolInfo
 
 if TYPE_CHECKING:
     from mcp.client import Client
+
+    from ..center import Center
+    from .host import MCPHost
 
 log = logging.getLogger(__name__)
 
 #: A log file larger than this is moved aside to `.log.1` when the server next starts.
 MAX_LOG_BYTES = 2_000_000
-#: Listing pages followed at most (a paginator that never ends must not hang a start).
-MAX_PAGES = 100
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
 
@@ -55,6 +61,14 @@ def _root_cause(error: BaseException) -> BaseException:
     return error
 
 
+def _announces_changes(client: Client) -> bool:
+    capabilities = client.server_capabilities
+    return bool(
+        (capabilities.tools and capabilities.tools.list_changed)
+        or (capabilities.prompts and capabilities.prompts.list_changed)
+    )
+
+
 def _log_file_name(name: str) -> str:
     return "mcp-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "server") + ".log"
 
@@ -63,7 +77,14 @@ class ServerConnection:
     """The running (or stopped) instance of one server config."""
 
     def __init__(
-        self, server: MCPServer, *, log_dir: Path | None, startup_timeout: float, list_refresh: float = 30.0
+        self,
+        server: MCPServer,
+        *,
+        log_dir: Path | None,
+        startup_timeout: float,
+        list_refresh: float = 30.0,
+        host: MCPHost | None = None,
+        center: Center | None = None,
     ) -> None:
         self.server = server
         self.fingerprint = fingerprint(server)
@@ -76,7 +97,17 @@ class ServerConnection:
         self.state = ServerState.STOPPED
         self.error = ""
         self.tools: list[ToolInfo] = []
+        self.task_only_tools: list[str] = []
         self.prompts: list[MCPPromptInfo] = []
+        self.resources: list[ResourceInfo] = []
+        self.instructions = ""
+        #: Tool calls under way, newest last: a server request that comes without context belongs to them.
+        self._calls: list[ToolCallWatch] = []
+        #: Listeners of `notifications/resources/updated`, by URI.
+        self.resource_listeners: dict[str, list[Any]] = {}
+        self.client_side = ClientSide(
+            server, host=host, center=center, active_call=self._active_call, waiting_on_user=self._waiting_on_user
+        )
         self.protocol_version = ""
         self.server_version = ""
         #: The transport in use: the configured one, or "sse" when an unlabelled URL turned out to be legacy SSE.
@@ -93,6 +124,9 @@ class ServerConnection:
         self._lock = asyncio.Lock()
         self._secrets: frozenset[str] = frozenset()
         self._errlog: TextIO | None = None
+        self._background: set[asyncio.Task[None]] = set()
+        self._announces_changes = False
+        self._listen_task: asyncio.Task[None] | None = None
 
     # --- status -------------------------------------------------------------------------------------------
 
@@ -106,6 +140,11 @@ class ServerConnection:
         return self.server.timeout if self.server.timeout > 0 else None
 
     @property
+    def client(self) -> Client | None:
+        """The SDK client while the server runs (for the resource and completion requests)."""
+        return self._client
+
+    @property
     def is_running(self) -> bool:
         return self.state is ServerState.RUNNING and self._client is not None
 
@@ -116,6 +155,10 @@ class ServerConnection:
             error=self.error,
             tool_count=len(self.tools),
             prompt_count=len(self.prompts),
+            tools=tuple(self.tools),
+            task_only_tools=tuple(self.task_only_tools),
+            resource_count=len(self.resources),
+            instructions=self.instructions,
             log_path=str(self.log_path) if self.log_path is not None and self.server.kind == "stdio" else None,
             transport=self.transport,
             protocol_version=self.protocol_version,
@@ -162,7 +205,10 @@ class ServerConnection:
     # --- lifecycle ----------------------------------------------------------------------------------------
 
     def _listing_due(self) -> bool:
-        return self._lists_changed or time.monotonic() - self._listed_at >= self.list_refresh
+        """A server that announces list changes is re-read when it does; others when the listing is old."""
+        if self._lists_changed:
+            return True
+        return not self._announces_changes and time.monotonic() - self._listed_at >= self.list_refresh
 
     async def ensure_running(self, *, fresh_lists: bool = False) -> None:
         """Start the server unless it is running; raise `MCPServerError` saying why it cannot be.
@@ -182,6 +228,10 @@ class ServerConnection:
             await self._stop_locked(keep_error=True)
             self.state = ServerState.STARTING
             self.error = ""
+            problem = sdk_problem()
+            if problem:
+                self._fail(f"MCP server {self.name!r} could not start: {problem}")
+                raise MCPServerError(self.error, server=self.name) from None
             try:
                 resolved = resolve(self.server)
             except UnsetVariable as problem:
@@ -256,21 +306,29 @@ class ServerConnection:
                     read_timeout_seconds=self.request_timeout,
                     client_info=Implementation(name="visindigo", version="0.1.0"),
                     logging_callback=self._on_log_message,
+                    log_level=self.server.log_level or None,
                     message_handler=self._on_message,
                     cache=None,
+                    **self.client_side.callbacks(),
                 )
                 async with client:
                     self.protocol_version = client.protocol_version
                     info = client.server_info
                     self.server_version = f"{info.name} {info.version}" if info is not None else ""
-                    self.tools = await self._list_tools(client)
-                    self.prompts = await self._list_prompts(client)
+                    self.instructions = client.instructions or ""
+                    await self._set_log_level(client)
+                    self._announces_changes = _announces_changes(client)
+                    await self._list_everything(client)
                     self._listed_at = time.monotonic()
                     self._lists_changed = False
                     self._client = client
                     if not ready.done():
                         ready.set_result(None)
-                    await self._stop.wait()
+                    self.restart_listening()
+                    try:
+                        await self._stop.wait()
+                    finally:
+                        self._stop_listening()
         except BaseException as error:
             if not ready.done():
                 ready.set_exception(error if isinstance(error, Exception) else RuntimeError(repr(error)))
@@ -334,9 +392,95 @@ class ServerConnection:
         self._stop.set()
 
     async def _on_message(self, message: Any) -> None:
-        """Handshake-era servers announce list changes on their own; note it for the next run."""
-        if getattr(message, "method", "") in ("notifications/tools/list_changed", "notifications/prompts/list_changed"):
+        """List changes are re-read at once (a run about to start sees them); resource updates go to listeners."""
+        method = getattr(message, "method", "")
+        if method in (
+            "notifications/tools/list_changed",
+            "notifications/prompts/list_changed",
+            "notifications/resources/list_changed",
+        ):
             self._lists_changed = True
+            if self._client is not None and self.loop is not None:
+                task = self.loop.create_task(self._refresh_soon())
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+        elif method == "notifications/resources/updated":
+            self._resource_updated(str(getattr(getattr(message, "params", None), "uri", "")))
+
+    def restart_listening(self) -> None:
+        """(Re)open the 2026-07-28 change stream with the resources watched now; handshake era needs none."""
+        from .changes import is_modern, listen
+
+        self._stop_listening()
+        client = self._client
+        if client is None or self.loop is None or not is_modern(client):
+            return
+        self._listen_task = self.loop.create_task(
+            listen(client, self.name, list(self.resource_listeners), self._lists_announced, self._resource_updated)
+        )
+
+    async def roots_changed(self) -> None:
+        """Send `notifications/roots/list_changed` (handshake era; 2026-07-28 servers ask again each time)."""
+        from .changes import is_modern
+
+        client = self._client
+        if client is None or is_modern(client):
+            return
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # deprecated in 2026-07-28, the way for older servers
+            await client.send_roots_list_changed()
+
+    def _stop_listening(self) -> None:
+        if self._listen_task is not None:
+            self._listen_task.cancel()
+            self._listen_task = None
+
+    async def _lists_announced(self) -> None:
+        self._lists_changed = True
+        await self._refresh_soon()
+
+    def _resource_updated(self, uri: str) -> None:
+        for listener in list(self.resource_listeners.get(uri, ())):
+            try:
+                listener(uri)
+            except Exception:  # a listener's bug must not break the server's message loop
+                log.exception("a listener of resource %s failed", uri)
+
+    async def _refresh_soon(self) -> None:
+        async with self._lock:
+            if self.is_running and self._lists_changed:
+                await self._refresh_lists()
+
+    async def _set_log_level(self, client: Client) -> None:
+        """Handshake-era servers take the level as a request (modern ones get it on every request's `_meta`)."""
+        level = self.server.log_level
+        if not level or client.server_capabilities.logging is None or client.protocol_version >= "2026":
+            return
+        import warnings
+
+        from mcp.shared.exceptions import MCPError
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # deprecated in 2026-07-28, still the way for this server
+                await client.set_logging_level(level)
+        except MCPError as error:
+            log.info("MCP server %r refused the log level %s: %s", self.name, level, error)
+
+    async def _list_everything(self, client: Client) -> None:
+        self.tools, self.task_only_tools = await list_tools(client)
+        self.prompts = await list_prompts(client, self.name)
+        self.resources = await list_resources(client, self.name)
+
+    def _active_call(self) -> ToolCallContext | None:
+        return self._calls[-1].context if self._calls else None
+
+    def _waiting_on_user(self, delta: int) -> None:
+        """While a person answers a server's question, no call of this server times out."""
+        for watch in self._calls:
+            watch.waiting_on_user += delta
 
     async def _refresh_lists(self) -> None:
         """List tools and prompts again; a connection that turns out dead is marked for a restart."""
@@ -347,8 +491,7 @@ class ServerConnection:
             return
         self._lists_changed = False
         try:
-            self.tools = await self._list_tools(client)
-            self.prompts = await self._list_prompts(client)
+            await self._list_everything(client)
         except MCPError as error:
             if error.code == _CONNECTION_CLOSED:
                 self._on_stream_end()
@@ -358,44 +501,6 @@ class ServerConnection:
             log.info("MCP server %r failed while listing its tools: %s", self.name, type(error).__name__)
             self._on_stream_end()
         self._listed_at = time.monotonic()
-
-    async def _list_tools(self, client: Client) -> list[ToolInfo]:
-        tools: list[ToolInfo] = []
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):
-            page = await client.list_tools(cursor=cursor)
-            for tool in page.tools:
-                title = tool.title or (tool.annotations.title if tool.annotations else None) or ""
-                schema = tool.input_schema if isinstance(tool.input_schema, dict) else {"type": "object"}
-                tools.append(ToolInfo(tool.name, tool.description or "", dict(schema), title))
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return tools
-
-    async def _list_prompts(self, client: Client) -> list[MCPPromptInfo]:
-        if client.server_capabilities.prompts is None:
-            return []
-        from mcp.shared.exceptions import MCPError
-
-        prompts: list[MCPPromptInfo] = []
-        cursor: str | None = None
-        try:
-            for _ in range(MAX_PAGES):
-                page = await client.list_prompts(cursor=cursor)
-                for prompt in page.prompts:
-                    arguments = tuple(
-                        PromptArgument(a.name, a.description or "", bool(a.required)) for a in prompt.arguments or []
-                    )
-                    prompts.append(
-                        MCPPromptInfo(self.name, prompt.name, prompt.description or "", arguments, prompt.title or "")
-                    )
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-        except MCPError as error:  # a server that announces prompts but cannot list them still has tools
-            log.info("MCP server %r could not list its prompts: %s", self.name, error)
-        return prompts
 
     async def stop(self) -> None:
         """Stop the server (closing stdin, then terminating it) and wait until it is gone."""
@@ -445,10 +550,29 @@ class ServerConnection:
 
         self.in_flight += 1
         started = time.monotonic()
+        watch = ToolCallWatch(current_tool_call.get())
+        self._calls.append(watch)
         try:
-            result = await client.call_tool(tool_name, arguments, read_timeout_seconds=self.request_timeout)
+            result = await call_with_progress(
+                client, tool_name, arguments, timeout=self.request_timeout, watch=watch
+            )
+        except CallTimedOut:
+            return {
+                "isError": True,
+                "error": f"MCP server {self.name!r} did not answer tool {tool_name!r} within {self.server.timeout:g} s "
+                f"and sent no progress meanwhile (waited {time.monotonic() - started:.1f} s in all); the call was "
+                "cancelled",
+            }
         except MCPError as error:
             return {"isError": True, "error": self._request_failure(error, f"tool {tool_name!r}", started)}
+        except RuntimeError as error:
+            if "structured content" not in str(error) and "schema" not in str(error):
+                raise
+            # The SDK checks a result against the tool's outputSchema: a broken result is the tool's fault,
+            # not the connection's, so the server keeps running.
+            return {"isError": True, "error": self._redacted(
+                f"MCP server {self.name!r} answered tool {tool_name!r} with a result that does not match the "
+                f"tool's own output schema: {error}")}
         except Exception as error:  # transport failure (HTTP error, broken pipe): restart on next use
             message = self._redacted(f"MCP server {self.name!r} failed during tool {tool_name!r}: "
                                      f"{type(error).__name__}: {error}")
@@ -457,7 +581,12 @@ class ServerConnection:
             return {"isError": True, "error": message}
         finally:
             self.in_flight -= 1
-        return call_result_to_dict(result)
+            self._calls.remove(watch)
+            if watch.late_progress:
+                log.info("MCP server %r sent %d progress notifications after answering tool %r",
+                         self.name, watch.late_progress, tool_name)
+        tool = next((t for t in self.tools if t.name == tool_name), None)
+        return call_result_to_dict(result, tool.output_schema if tool is not None else None)
 
     def _request_failure(self, error: Any, what: str, started: float) -> str:
         """Readable text for an `MCPError`; a closed connection also marks the server for a restart."""
@@ -475,6 +604,8 @@ class ServerConnection:
 
     def _redacted(self, text: str) -> str:
         return redact(text, self._secrets)
+
+    redacted = _redacted
 
     async def get_prompt(self, prompt_name: str, arguments: dict[str, str]) -> list[Message]:
         """A server prompt filled with `arguments`, as messages named `server/prompt`."""

@@ -303,12 +303,17 @@ class ServerConnection:
                 transport = open_transport(transport_kind, resolved, errlog, self._on_stream_end, self._on_http_error)
                 client = Client(
                     transport,
-                    read_timeout_seconds=self.request_timeout,
+                    # The handshake is bounded by the start-up timeout (a server may be slow to load); each request
+                    # after it by the server's `timeout` (tool calls by the progress-aware clock in `calls`).
+                    read_timeout_seconds=None,
                     client_info=Implementation(name="visindigo", version="0.1.0"),
                     logging_callback=self._on_log_message,
                     log_level=self.server.log_level or None,
                     message_handler=self._on_message,
                     cache=None,
+                    # The handshake era: every server speaks it, and on a 2026-07-28 connection an SDK server's
+                    # ctx.elicit / create_message / list_roots fail ("no back-channel"), so its tools would too.
+                    mode="legacy",
                     **self.client_side.callbacks(),
                 )
                 async with client:
@@ -491,7 +496,9 @@ class ServerConnection:
             return
         self._lists_changed = False
         try:
-            await self._list_everything(client)
+            await asyncio.wait_for(self._list_everything(client), self.request_timeout)
+        except TimeoutError:
+            log.info("MCP server %r did not list its tools again within %s s", self.name, self.request_timeout)
         except MCPError as error:
             if error.code == _CONNECTION_CLOSED:
                 self._on_stream_end()
@@ -619,7 +626,12 @@ class ServerConnection:
         self.in_flight += 1
         try:
             # Bounded by the client's read timeout (the server's `timeout`), like every request.
-            result = await client.get_prompt(prompt_name, arguments)
+            result = await asyncio.wait_for(client.get_prompt(prompt_name, arguments), self.request_timeout)
+        except TimeoutError:
+            message = (f"MCP server {self.name!r} did not answer prompt {prompt_name!r} within "
+                       f"{self.server.timeout:g} s (waited {time.monotonic() - started:.1f} s); the request was "
+                       "abandoned")
+            raise MCPServerError(message, server=self.name) from None
         except MCPError as error:
             message = self._request_failure(error, f"prompt {prompt_name!r}", started)
             raise MCPServerError(message, server=self.name) from None

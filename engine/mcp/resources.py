@@ -8,6 +8,7 @@ and a stored dialog keeps it.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import re
 from dataclasses import dataclass, field
@@ -96,7 +97,11 @@ async def read(connection: ServerConnection, uri: str) -> ResourceContent:
     from mcp.shared.exceptions import MCPError
 
     try:
-        result = await client.read_resource(uri, cache_mode="bypass")
+        result = await asyncio.wait_for(client.read_resource(uri, cache_mode="bypass"), connection.request_timeout)
+    except TimeoutError:
+        seconds = connection.server.timeout
+        message = f"MCP server {connection.name!r} did not answer the read of {uri} within {seconds:g} s"
+        raise MCPServerError(message, server=connection.name) from None
     except MCPError as error:
         raise MCPServerError(
             connection.redacted(f"MCP server {connection.name!r} could not read {uri}: {error.message}"),
@@ -123,8 +128,10 @@ async def complete(
         type="ref/resource", uri=name
     )
     try:
-        result = await client.complete(ref, {"name": argument, "value": value}, context or None)
-    except (MCPError, ValueError):
+        result = await asyncio.wait_for(
+            client.complete(ref, {"name": argument, "value": value}, context or None), connection.request_timeout
+        )
+    except (MCPError, ValueError, TimeoutError):
         return []
     return [str(v) for v in result.completion.values[:100]]
 

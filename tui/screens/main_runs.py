@@ -26,6 +26,7 @@ from ..messages import (
     StreamOpened,
     TextArrived,
     ToolFinished,
+    ToolProgressed,
     ToolStarted,
     UsageChanged,
 )
@@ -174,6 +175,10 @@ class RunsPart(MainBase):
     async def on_tool_started(self, event: ToolStarted) -> None:
         if self._shown(event.dialog_id):
             await self.pane.tool_started(event.call_id, event.function_id, event.arguments)
+
+    async def on_tool_progressed(self, event: ToolProgressed) -> None:
+        if self._shown(event.dialog_id):
+            await self.pane.tool_progressed(event.call_id, event.text)
 
     async def on_tool_finished(self, event: ToolFinished) -> None:
         if self._shown(event.dialog_id):

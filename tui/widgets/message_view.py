@@ -443,7 +443,7 @@ class MessageView(Widget):
         is_error = bool(state.get("is_error", self.message.meta.get("is_error", looks_like_error(str(result)))))
         duration = state.get("duration", self.message.meta.get("duration"))
         if running:
-            tail = "running…"
+            tail = str(state.get("progress") or "running…")
         else:  # the duration before the result, so a long result cut off at the edge does not hide it
             took = format_duration(duration)
             tail = (f"{took}  " if took else "") + ("✗ " if is_error else "→ ") + one_line(str(result), 40)

@@ -1,0 +1,103 @@
+"""Elicitation, sampling and progress through the app with Pilot, against the SDK-built features server."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from visindigo.engine import MCPServer, Role
+from visindigo.engine.providers import FinishPart, ToolCallPart
+from visindigo.tui.screens.elicitation import ElicitationScreen
+from visindigo.tui.screens.sampling import SamplingScreen
+
+from ..engine.mcp.test_protocol_features import FEATURES
+from .helpers import answer, main_screen, make_app, make_center, settle, type_text
+
+
+def features_server(**settings: Any) -> MCPServer:
+    settings.setdefault("approval", "allow")
+    return MCPServer("f", command=sys.executable, args=(str(FEATURES),), timeout=30.0, **settings)
+
+
+def tool_turn(name: str, arguments: str = "{}") -> list[Any]:
+    return [ToolCallPart("c1", name, arguments), FinishPart("tool_calls")]
+
+
+async def wait_for_screen(pilot: Pilot[Any], kind: type) -> Any:
+    for _ in range(600):
+        if isinstance(pilot.app.screen, kind):
+            await pilot.pause()
+            return pilot.app.screen
+        await pilot.pause(0.05)
+    raise AssertionError(f"no {kind.__name__} appeared; the screen is {pilot.app.screen!r}")
+
+
+def tool_result(app: Any) -> Any:
+    [message] = [m for m in main_screen(app).dialog.messages if m.role is Role.TOOL]
+    return json.loads(message.content)
+
+
+async def test_an_elicitation_form_is_filled_and_accepted() -> None:
+    center = make_center([tool_turn("f__ask"), answer("thanks")])
+    center.add_mcp(features_server())
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await main_screen(app).send("who am I?")
+        screen = await wait_for_screen(pilot, ElicitationScreen)
+        assert [f.name for f in screen.fields] == ["name", "age", "subscribe", "colour"]
+        await pilot.press("ctrl+s")  # required fields empty: the form stays, saying so
+        await pilot.pause()
+        assert app.screen is screen and "need attention" in str(screen.query_one("#form-error").render())
+        await type_text(pilot, "Ann")
+        screen.query_one("#input-1", Input).value = "41"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert tool_result(app) == {"content": "hello Ann, 41, subscribe=False, blue"}
+        assert main_screen(app).dialog.last_message.content == "thanks"
+
+
+async def test_escape_cancels_an_elicitation_and_the_dialog_goes_on() -> None:
+    center = make_center([tool_turn("f__ask"), answer("ok")])
+    center.add_mcp(features_server())
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await main_screen(app).send("who am I?")
+        await wait_for_screen(pilot, ElicitationScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert tool_result(app) == {"content": "no answer: cancel"}
+        assert app.screen is main_screen(app)
+
+
+async def test_sampling_is_shown_and_runs_only_when_allowed() -> None:
+    center = make_center([tool_turn("f__summarise", '{"text": "a long story"}'), answer("A story."), answer("done")])
+    center.add_mcp(features_server())
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await main_screen(app).send("summarise")
+        screen = await wait_for_screen(pilot, SamplingScreen)
+        shown = str(screen.query_one("#messages-text").render())
+        assert "Summarise: a long story" in shown and "Be brief." in shown
+        assert "100" in str(screen.query_one("#limit").render())
+        assert app.focused is not None and app.focused.id == "deny"
+        await pilot.press("y")
+        await settle(pilot)
+        assert tool_result(app)["content"].endswith("A story.")
+        assert main_screen(app).dialog.last_message.content == "done"
+
+
+async def test_denied_sampling_tells_the_server() -> None:
+    center = make_center([tool_turn("f__summarise", '{"text": "x"}'), answer("understood")])
+    center.add_mcp(features_server())
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await main_screen(app).send("summarise")
+        await wait_for_screen(pilot, SamplingScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "declined" in tool_result(app)["error"]
+        assert main_screen(app).dialog.last_message.content == "understood"

@@ -101,3 +101,58 @@ async def test_denied_sampling_tells_the_server() -> None:
         await settle(pilot)
         assert "declined" in tool_result(app)["error"]
         assert main_screen(app).dialog.last_message.content == "understood"
+
+
+async def test_the_resource_picker_attaches_a_resource_and_a_template_to_the_next_message() -> None:
+    from visindigo.tui.screens.resource_picker import ResourcePickerScreen
+
+    center = make_center([answer("read it")])
+    center.add_mcp(features_server())
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = main_screen(app)
+        screen.composer.input.focus()
+        await pilot.press("@")  # at the start of a word: the picker opens
+        picker = await wait_for_screen(pilot, ResourcePickerScreen)
+        for _ in range(400):
+            if picker.resources:
+                break
+            await pilot.pause(0.05)
+        labels = [r.uri for r in picker.resources]
+        assert labels == ["note://hello", "note://live", "pic://dot", "note://{name}"]
+        await pilot.pause()
+        await pilot.press("enter")  # the first: note://hello
+        for _ in range(400):
+            if screen.pending_resources.get(screen.dialog.id):
+                break
+            await pilot.pause(0.05)
+        assert screen.composer.text == ""  # the @ that opened the picker is gone
+        screen.action_attach_resource()  # the palette's entry does the same
+        picker = await wait_for_screen(pilot, ResourcePickerScreen)
+        for _ in range(400):
+            if picker.resources:
+                break
+            await pilot.pause(0.05)
+        for _ in range(3):
+            await pilot.press("down")
+        await pilot.press("enter")  # the template note://{name}
+        await pilot.pause()
+        await type_text(pilot, "al")
+        for _ in range(200):  # the server's completion/complete answers
+            if picker.suggestions:
+                break
+            await pilot.pause(0.05)
+        assert picker.suggestions == ["alice", "albert"]
+        await type_text(pilot, "ice")
+        await pilot.press("enter")
+        for _ in range(400):
+            if len(screen.pending_resources.get(screen.dialog.id, [])) == 2:
+                break
+            await pilot.pause(0.05)
+        await screen.send("what do they say?")
+        await settle(pilot)
+        [user] = [m for m in screen.dialog.messages if m.role is Role.USER]
+        assert "Hello from a resource" in user.content and "note alice" in user.content
+        assert user.content.endswith("what do they say?")
+        assert [r["uri"] for r in user.meta["resources"]] == ["note://hello", "note://alice"]
+        assert screen.pending_resources.get(screen.dialog.id) is None

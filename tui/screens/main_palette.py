@@ -30,6 +30,7 @@ class PalettePart(MainBase):
         ("mcp_servers", "Manage MCP servers", "Add, enable or disable tool servers"),
         ("skills", "Skills of this dialog", "Resident instructions for this dialog"),
         ("templates", "Insert template", "Fill in a prompt template"),
+        ("attach_resource", "Attach MCP resource", "A server's resource goes with your next message (@)"),
         ("rename", "Rename dialog", "Give this dialog a title"),
         ("delete_dialog", "Delete dialog", "Delete this dialog after asking; its branches stay"),
         ("toggle_sidebar", "Toggle sidebar", "Show or hide the dialog tree"),

@@ -63,6 +63,8 @@ class RunsPart(MainBase):
         if self._refuse_while_running():
             return
         message = Message(Role.USER, text) if isinstance(text, str) else text
+        if message.role is Role.USER:
+            message = self.attach_pending(message)
         new_in_tree = not self._is_registered(dialog) or not dialog.title
         if not self._is_registered(dialog):
             self.center.add_dialog(dialog)

@@ -156,3 +156,30 @@ async def test_the_resource_picker_attaches_a_resource_and_a_template_to_the_nex
         assert user.content.endswith("what do they say?")
         assert [r["uri"] for r in user.meta["resources"]] == ["note://hello", "note://alice"]
         assert screen.pending_resources.get(screen.dialog.id) is None
+
+
+async def test_the_mcp_screen_lists_each_tool_with_its_annotations() -> None:
+    from textual.widgets import Static
+
+    from visindigo.engine.mcp import MCPManager, ServerState
+    from visindigo.tui.screens.mcp_servers import MCPServersScreen
+
+    center = make_center([])
+    center.add_mcp(features_server(start_on_launch=True, approval="read_only"))
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 40)) as pilot:
+        manager = center.tool_source
+        assert isinstance(manager, MCPManager)
+        for _ in range(400):
+            if manager.status("f").state is ServerState.RUNNING:
+                break
+            await pilot.pause(0.05)
+        await pilot.press("f4")
+        screen = await wait_for_screen(pilot, MCPServersScreen)
+        await pilot.pause()
+        detail = str(screen.query_one("#detail", Static).render())
+        assert "read-only tools run without asking; others ask" in detail
+        assert "peek — Peek at things [read-only · closed world]" in detail
+        assert "wipe [destructive · open world]" in detail
+        assert "not offered (they run only as protocol tasks): task_only" in detail
+        assert "4 resources and templates" in detail and "has instructions for the model" in detail

@@ -183,3 +183,34 @@ async def test_the_mcp_screen_lists_each_tool_with_its_annotations() -> None:
         assert "wipe [destructive · open world]" in detail
         assert "not offered (they run only as protocol tasks): task_only" in detail
         assert "4 resources and templates" in detail and "has instructions for the model" in detail
+
+
+async def test_a_server_prompts_form_completes_its_arguments() -> None:
+    from visindigo.tui.screens.template_form import TemplateFormScreen
+    from visindigo.tui.screens.template_library import TemplateLibraryScreen
+
+    center = make_center([answer("hello alice")])
+    center.add_mcp(features_server())
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("f6")
+        library = await wait_for_screen(pilot, TemplateLibraryScreen)
+        for _ in range(400):
+            if any(entry.name == "f/greet" for entry in library.shown()):
+                break
+            await pilot.pause(0.05)
+        await type_text(pilot, "greet")  # the search box: only the server prompt is left
+        await pilot.pause()
+        assert [entry.name for entry in library.shown()] == ["f/greet"]
+        await pilot.press("enter")
+        form = await wait_for_screen(pilot, TemplateFormScreen)
+        await type_text(pilot, "al")
+        field = form.rows()[0].widget
+        assert isinstance(field, Input)
+        for _ in range(200):
+            if field._suggestion:
+                break
+            await pilot.pause(0.05)
+        assert field._suggestion == "alice"
+        await pilot.press("right")  # accepts the suggestion
+        assert field.value == "alice"

@@ -167,8 +167,14 @@ async def subscribe(connection: ServerConnection, uri: str, listener: Any) -> bo
     return True
 
 
-def attach(message: Message, content: ResourceContent) -> None:
-    """Put a read resource into a user message: text as context, images as images, the URI in `meta`."""
+def attach(message: Message, content: ResourceContent, *, images: bool = True) -> None:
+    """Put a read resource into a user message: text as context, images as images, the URI in `meta`.
+
+    With `images=False` (the model takes no images) an image is named in the context instead of sent.
+    """
+    if not images and content.images:
+        unsent = tuple(f"{content.uri} ({image.mime_type}; the model takes no images)" for image in content.images)
+        content = ResourceContent(content.server, content.uri, content.texts, (), content.skipped + unsent)
     context = content.context_text()
     if context:
         message.content = f"{context}\n\n{message.content}" if message.content else context

@@ -89,6 +89,20 @@ class ResourcesPart(MainBase):
         if pending:
             from visindigo.engine.mcp.resources import attach
 
+            images = self._model_takes_images()
             for content in pending:
-                attach(message, content)
+                attach(message, content, images=images)
         return message
+
+    def _model_takes_images(self) -> bool:
+        """Whether the dialog's model (as far as it is known) accepts images; unknown models are asked to."""
+        from visindigo.engine import Capability
+
+        dialog = self.dialog
+        provider = self.center.get_provider(dialog.provider_id) if dialog.provider_id else self.center.default_provider
+        if provider is None:
+            return False
+        model = next((m for m in provider.models if m.id == dialog.model_id), None)
+        if model is None:
+            return any(Capability.IMAGE in m.capabilities for m in provider.models) or not provider.models
+        return Capability.IMAGE in model.capabilities

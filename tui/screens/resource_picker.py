@@ -128,6 +128,13 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
         await fields.mount_all([FieldRow(spec, index, "") for index, spec in enumerate(specs)])
         self.add_class("-template")
         rows = list(self.query(FieldRow))
+        from .completion import ServerSuggester
+
+        for row in rows:
+            if isinstance(row.widget, Input):
+                row.widget.suggester = ServerSuggester(
+                    self.manager, server, "resource", resource.uri, row.spec.name, self._values
+                )
         if rows:
             rows[0].widget.focus()
 

@@ -290,6 +290,9 @@ async def test_resources_templates_completion_and_subscriptions(
     assert message.images[0].mime_type == "image/png"
     assert message.meta["resources"] == [{"server": "f", "uri": "note://hello"}, {"server": "f", "uri": "pic://dot"}]
     assert Message.from_json(message.to_json()).meta["resources"] == message.meta["resources"]
+    text_only = Message(Role.USER, "and now?")
+    attach(text_only, image, images=False)  # a model without images gets the image named, not sent
+    assert text_only.images == [] and "pic://dot (image/png; the model takes no images)" in text_only.content
     assert await host_manager.complete(server, "prompt", "greet", "person", "al") == ["alice", "albert"]
     # The SDK's MCPServer registers no resources/subscribe handler in the handshake era (it offers
     # subscriptions only on 2026-07-28 listen streams), so the client must say it cannot watch the resource.

@@ -9,6 +9,7 @@ cancelling its task, which makes the SDK send `notifications/cancelled` — the 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,8 @@ from ..tool_context import ToolCallContext
 
 if TYPE_CHECKING:
     from mcp.client import Client
+
+log = logging.getLogger(__name__)
 
 #: Passed to the SDK as the per-request limit: the clock here does the timing.
 _NO_SDK_LIMIT = 1e9
@@ -52,8 +55,9 @@ async def call_with_progress(
     """`client.call_tool` with a progress token; raises `CallTimedOut` after `timeout` s without news."""
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        if watch.finished:  # a server reporting after its answer: ignored, counted for the log
+        if watch.finished:  # a server reporting after its answer: ignored, noted in the log
             watch.late_progress += 1
+            log.info("MCP tool %r reported progress after it finished; ignored", tool_name)
             return
         watch.last_news = time.monotonic()
         watch.progress_count += 1

@@ -589,9 +589,6 @@ class ServerConnection:
         finally:
             self.in_flight -= 1
             self._calls.remove(watch)
-            if watch.late_progress:
-                log.info("MCP server %r sent %d progress notifications after answering tool %r",
-                         self.name, watch.late_progress, tool_name)
         tool = next((t for t in self.tools if t.name == tool_name), None)
         return call_result_to_dict(result, tool.output_schema if tool is not None else None)
 

@@ -297,3 +297,35 @@ async def test_resources_templates_completion_and_subscriptions(
     # The SDK's MCPServer registers no resources/subscribe handler in the handshake era (it offers
     # subscriptions only on 2026-07-28 listen streams), so the client must say it cannot watch the resource.
     assert not await host_manager.subscribe_resource(server, "note://live", lambda uri: None)
+
+
+async def test_misbehaving_servers_get_a_clear_answer_and_the_dialog_goes_on(
+    llm_server: LLMServer, host_manager: MCPManager
+) -> None:
+    host = host_manager.host
+    assert isinstance(host, Host)
+    center = center_with(llm_server, host_manager, features())
+    # A nested schema cannot be a form: the server is told why, the user is not asked.
+    _events, result = await run_tool(llm_server, center, "f__ask_nested")
+    assert "cannot be shown as a form" in json.loads(result)["content"] and host.elicited == []
+    # Progress after the answer is ignored (and logged), not shown on a finished block.
+    llm_server.queue(
+        openai_stream(tool_calls=openai_tool_call("c1", "f__late_progress", ["{}"]), finish="tool_calls"),
+        openai_stream(["ok"]),
+    )
+    dialog = center.create_dialog()
+    dialog.append_message(Role.USER, "go")
+    heard: list[Event] = []
+    dialog.subscribe(heard.append)
+    [e async for e in dialog.run()]
+    assert json.loads(dialog.messages[2].content) == {"content": "answered early"}
+    await asyncio.sleep(0.8)  # the server's three late notifications have been sent by now
+    assert not [e for e in heard if isinstance(e, ToolCallProgress)]
+    # A sampling request for a huge limit is shown with the limit the client will use.
+    _events, result = await run_tool(llm_server, center, "f__summarise", '{"text": "x", "max_tokens": 10000000}')
+    from visindigo.engine.mcp.client_side import capped_tokens
+
+    assert capped_tokens(host.sampled[-1]) == (16_384, True)
+    # and the dialog still works
+    events, result = await run_tool(llm_server, center, "f__peek")
+    assert json.loads(result) == {"result": "peeked"} and isinstance(events[-1], RunFinished)

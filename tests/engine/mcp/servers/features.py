@@ -144,6 +144,36 @@ def task_only() -> str:
 
 
 @server.tool(structured_output=False)
+async def ask_nested(ctx: Context) -> str:
+    """Misbehaves: asks with a nested schema, which the spec does not allow."""
+    schema = {
+        "type": "object",
+        "properties": {"address": {"type": "object", "properties": {"city": {"type": "string"}}}},
+    }
+    try:
+        result = await ctx.session.elicit_form("Where do you live?", schema, ctx.request_id)
+    except Exception as error:
+        return f"refused: {error}"
+    return f"answered: {result.action}"
+
+
+@server.tool(structured_output=False)
+async def late_progress(ctx: Context) -> str:
+    """Misbehaves: answers at once, then keeps reporting progress for the finished call."""
+    meta = ctx.request_context.meta or {}
+    session, token = ctx.session, meta.get("progressToken")
+
+    async def later() -> None:
+        for step in range(3):
+            await asyncio.sleep(0.1)
+            if token is not None:
+                await session.send_progress_notification(token, step + 1, 3, "too late")
+
+    asyncio.get_running_loop().create_task(later())
+    return "answered early"
+
+
+@server.tool(structured_output=False)
 async def touch(text: str, ctx: Context) -> str:
     """Change the `note://live` resource."""
     LIVE["text"] = text

@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime
 import json
 import logging
-import os
-import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -28,11 +25,14 @@ from ..mcp_server import MCPServer, Transport
 from ..message import Message
 from ..tool_context import ToolCallContext, current_tool_call
 from .calls import CallTimedOut, ToolCallWatch, call_with_progress
+from .changes import ChangeFollowing
 from .client_side import ClientSide
 from .content import call_result_to_dict, prompt_messages
 from .expand import ResolvedServer, UnsetVariable, redact, resolve
 from .listing import list_prompts, list_resources, list_tools
 from .sdk import sdk_problem
+from .server_log import ServerLog, log_file_name
+from .start_failure import StartFailures, root_cause
 from .status import MCPPromptInfo, MCPServerError, ResourceInfo, ServerState, ServerStatus, ToolInfo
 
 if TYPE_CHECKING:
@@ -43,8 +43,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: A log file larger than this is moved aside to `.log.1` when the server next starts.
-MAX_LOG_BYTES = 2_000_000
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
 
@@ -52,13 +50,6 @@ _REQUEST_TIMEOUT = -32001
 def fingerprint(server: MCPServer) -> str:
     """Identity of a config: two servers with the same name but different settings are different processes."""
     return json.dumps(server.to_json(), sort_keys=True)
-
-
-def _root_cause(error: BaseException) -> BaseException:
-    """The first leaf of an exception group (task groups wrap the real error)."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    return error
 
 
 def _announces_changes(client: Client) -> bool:
@@ -69,11 +60,7 @@ def _announces_changes(client: Client) -> bool:
     )
 
 
-def _log_file_name(name: str) -> str:
-    return "mcp-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "server") + ".log"
-
-
-class ServerConnection:
+class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
     """The running (or stopped) instance of one server config."""
 
     def __init__(
@@ -88,7 +75,7 @@ class ServerConnection:
     ) -> None:
         self.server = server
         self.fingerprint = fingerprint(server)
-        self.log_path = log_dir / _log_file_name(server.name) if log_dir is not None else None
+        self.log_path = log_dir / log_file_name(server.name) if log_dir is not None else None
         self.startup_timeout = startup_timeout
         #: Seconds after which a run asks a running server for its tools again.
         self.list_refresh = list_refresh
@@ -164,43 +151,6 @@ class ServerConnection:
             protocol_version=self.protocol_version,
             server_version=self.server_version,
         )
-
-    def _where_to_look(self) -> str:
-        if self.log_path is not None and self.server.kind == "stdio":
-            return f"; its log is {self.log_path}"
-        return ""
-
-    def _describe(self, error: BaseException) -> str:
-        """A user-facing reason for a start failure, with any expanded secret scrubbed out."""
-        error = _root_cause(error)
-        server = self.server
-        hint = self._where_to_look()
-        if isinstance(error, FileNotFoundError) and server.kind == "stdio":
-            hint = ""
-            if server.cwd and error.filename and str(error.filename) == os.path.expanduser(server.cwd):
-                reason = f"its working directory {server.cwd!r} does not exist"
-            else:
-                where = "" if "/" in server.command or os.sep in server.command else " on PATH"
-                reason = f"the command {server.command!r} was not found{where}"
-        elif isinstance(error, PermissionError) and server.kind == "stdio":
-            hint = ""
-            reason = f"the command {server.command!r} could not be run (permission denied)"
-        elif isinstance(error, TimeoutError):
-            reason = f"it did not answer within {self.startup_timeout:g} s"
-        elif getattr(error, "code", None) == _CONNECTION_CLOSED or isinstance(error, EOFError):
-            reason = "it exited during startup" if server.kind == "stdio" else "the connection was closed"
-        elif self._http_refusal is not None:  # the SDK reports only "an error response"; say which
-            status, phrase = self._http_refusal
-            reason = f"{server.url} answered HTTP {status} {phrase}".rstrip()
-            if status in (401, 403):
-                reason += " (check the token or other headers it needs)"
-            elif self._may_be_legacy_sse():
-                reason += " as Streamable HTTP and did not answer as legacy SSE either (is the URL right?)"
-        elif type(error).__module__.startswith("httpx"):
-            reason = f"could not reach {server.url}: {type(error).__name__}: {error}"
-        else:
-            reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-        return redact(f"MCP server {self.name!r} could not start: {reason}{hint}", self._secrets)
 
     # --- lifecycle ----------------------------------------------------------------------------------------
 
@@ -341,7 +291,7 @@ class ServerConnection:
                 raise
             if not self._stopping:
                 # info, not warning: with no logging set up, a warning would be printed over the screen.
-                log.info("MCP server %r ended with %s", self.name, type(_root_cause(error)).__name__)
+                log.info("MCP server %r ended with %s", self.name, type(root_cause(error)).__name__)
         finally:
             self._client = None
             self._errlog = None
@@ -350,41 +300,6 @@ class ServerConnection:
                     f"MCP server {self.name!r} stopped unexpectedly; it will be restarted on next use"
                     f"{self._where_to_look()}"
                 )
-
-    @contextlib.contextmanager
-    def _open_log(self) -> Any:
-        """The server's log file (appended, rotated when large), or a sink when logging is off."""
-        if self.log_path is None:
-            with open(os.devnull, "w", encoding="utf-8") as sink:
-                yield sink
-            return
-        try:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(OSError):
-                if self.log_path.stat().st_size > MAX_LOG_BYTES:
-                    self.log_path.replace(self.log_path.with_name(self.log_path.name + ".1"))
-            opened = open(self.log_path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115 - closed below
-        except OSError as error:  # an unwritable log folder must not keep the server from starting
-            log.info("cannot write the log of MCP server %r (%s); its output is discarded", self.name, error)
-            with open(os.devnull, "w", encoding="utf-8") as sink:
-                yield sink
-            return
-        with opened as errlog:
-            stamp = datetime.datetime.now().isoformat(timespec="seconds")
-            # The stored (unexpanded) settings: a log must not hold a secret either.
-            server = self.server
-            target = " ".join([server.command, *server.args]) if server.kind == "stdio" else server.url
-            errlog.write(f"\n--- {stamp} starting {self.name!r} ({self.transport}): {target}\n")
-            errlog.flush()
-            yield errlog
-
-    async def _on_log_message(self, params: Any) -> None:
-        """Log notifications from the server go to its log file, like its stderr — never to the screen."""
-        errlog = self._errlog
-        if errlog is not None and not errlog.closed:
-            data = params.data if isinstance(params.data, str) else json.dumps(params.data, default=str)
-            errlog.write(f"[{params.level}] {params.logger + ': ' if params.logger else ''}{data}\n")
-            errlog.flush()
 
     def _on_stream_end(self) -> None:
         """The server's stream ended: unless we are stopping it, it crashed or hung up."""
@@ -395,84 +310,6 @@ class ServerConnection:
         )
         self._client = None
         self._stop.set()
-
-    async def _on_message(self, message: Any) -> None:
-        """List changes are re-read at once (a run about to start sees them); resource updates go to listeners."""
-        method = getattr(message, "method", "")
-        if method in (
-            "notifications/tools/list_changed",
-            "notifications/prompts/list_changed",
-            "notifications/resources/list_changed",
-        ):
-            self._lists_changed = True
-            if self._client is not None and self.loop is not None:
-                task = self.loop.create_task(self._refresh_soon())
-                self._background.add(task)
-                task.add_done_callback(self._background.discard)
-        elif method == "notifications/resources/updated":
-            self._resource_updated(str(getattr(getattr(message, "params", None), "uri", "")))
-
-    def restart_listening(self) -> None:
-        """(Re)open the 2026-07-28 change stream with the resources watched now; handshake era needs none."""
-        from .changes import is_modern, listen
-
-        self._stop_listening()
-        client = self._client
-        if client is None or self.loop is None or not is_modern(client):
-            return
-        self._listen_task = self.loop.create_task(
-            listen(client, self.name, list(self.resource_listeners), self._lists_announced, self._resource_updated)
-        )
-
-    async def roots_changed(self) -> None:
-        """Send `notifications/roots/list_changed` (handshake era; 2026-07-28 servers ask again each time)."""
-        from .changes import is_modern
-
-        client = self._client
-        if client is None or is_modern(client):
-            return
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # deprecated in 2026-07-28, the way for older servers
-            await client.send_roots_list_changed()
-
-    def _stop_listening(self) -> None:
-        if self._listen_task is not None:
-            self._listen_task.cancel()
-            self._listen_task = None
-
-    async def _lists_announced(self) -> None:
-        self._lists_changed = True
-        await self._refresh_soon()
-
-    def _resource_updated(self, uri: str) -> None:
-        for listener in list(self.resource_listeners.get(uri, ())):
-            try:
-                listener(uri)
-            except Exception:  # a listener's bug must not break the server's message loop
-                log.exception("a listener of resource %s failed", uri)
-
-    async def _refresh_soon(self) -> None:
-        async with self._lock:
-            if self.is_running and self._lists_changed:
-                await self._refresh_lists()
-
-    async def _set_log_level(self, client: Client) -> None:
-        """Handshake-era servers take the level as a request (modern ones get it on every request's `_meta`)."""
-        level = self.server.log_level
-        if not level or client.server_capabilities.logging is None or client.protocol_version >= "2026":
-            return
-        import warnings
-
-        from mcp.shared.exceptions import MCPError
-
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # deprecated in 2026-07-28, still the way for this server
-                await client.set_logging_level(level)
-        except MCPError as error:
-            log.info("MCP server %r refused the log level %s: %s", self.name, level, error)
 
     async def _list_everything(self, client: Client) -> None:
         self.tools, self.task_only_tools = await list_tools(client)

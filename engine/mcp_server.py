@@ -18,7 +18,7 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 #: Every key a server entry may have (others are reported as unknown; `name` comes from the table name).
 KNOWN_KEYS = frozenset(
     {"name", "command", "args", "env", "cwd", "url", "serverUrl", "headers", "type", "transport", "disabled",
-     "enabled", "timeout", "approval", "start_on_launch", "roots", "instructions", "log_level"}
+     "enabled", "timeout", "approval", "start_on_launch", "roots", "instructions", "log_level", "oauth"}
 )
 
 
@@ -30,7 +30,8 @@ class MCPServer:
     when `transport` says so. `approval` is "ask" by default: a tool from a server runs only after the user
     allows it; "read_only" runs tools the server marks read-only (and not destructive) without asking.
     `roots` are folders offered to the server besides the one the app started in; `instructions` passes the
-    server's handshake instructions to the model; `log_level` is the least severe log message it should send.
+    server's handshake instructions to the model; `log_level` is the least severe log message it should send;
+    `oauth` signs in to an HTTP server with OAuth (also done whenever tokens for it are stored).
     """
 
     name: str
@@ -48,6 +49,7 @@ class MCPServer:
     roots: tuple[str, ...] = ()
     instructions: bool = True
     log_level: LogLevel = ""
+    oauth: bool = False
 
     @property
     def kind(self) -> Transport:
@@ -97,6 +99,8 @@ class MCPServer:
             data["instructions"] = False
         if self.log_level:
             data["log_level"] = self.log_level
+        if self.oauth:
+            data["oauth"] = True
         return data
 
     @classmethod
@@ -158,6 +162,7 @@ class MCPServer:
             roots=tuple(str(r) for r in roots),
             instructions=bool(data.get("instructions", True)),
             log_level=log_level,  # type: ignore[arg-type]  # checked against LOG_LEVELS above
+            oauth=bool(data.get("oauth", False)),
         )
 
     @staticmethod

@@ -115,6 +115,7 @@ MCP_SERVER_SCHEMA: dict[str, Any] = {
         "start_on_launch": {"type": "boolean"},
         "roots": {"type": "array", "items": {"type": "string"}},
         "instructions": {"type": "boolean"},
+        "oauth": {"type": "boolean"},
         "log_level": {"enum": ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]},
     },
     "anyOf": [{"required": ["command"]}, {"required": ["url"]}],

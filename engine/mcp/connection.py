@@ -72,6 +72,7 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
         list_refresh: float = 30.0,
         host: MCPHost | None = None,
         center: Center | None = None,
+        credentials_file: Path | None = None,
     ) -> None:
         self.server = server
         self.fingerprint = fingerprint(server)
@@ -113,6 +114,10 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
         self._errlog: TextIO | None = None
         self._background: set[asyncio.Task[None]] = set()
         self._announces_changes = False
+        #: Where OAuth tokens are kept; None: this connection never signs in.
+        self.credentials_file = credentials_file
+        #: The user asked to sign in (the MCP screen): OAuth is used even if the config does not say so.
+        self.sign_in_requested = False
         self._listen_task: asyncio.Task[None] | None = None
 
     # --- status -------------------------------------------------------------------------------------------
@@ -250,7 +255,9 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
         try:
             with self._open_log() as errlog:
                 self._errlog = errlog
-                transport = open_transport(transport_kind, resolved, errlog, self._on_stream_end, self._on_http_error)
+                transport = open_transport(
+                    transport_kind, resolved, errlog, self._on_stream_end, self._on_http_error, self._oauth()
+                )
                 client = Client(
                     transport,
                     # The handshake is bounded by the start-up timeout (a server may be slow to load); each request
@@ -315,6 +322,17 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
         self.tools, self.task_only_tools = await list_tools(client)
         self.prompts = await list_prompts(client, self.name)
         self.resources = await list_resources(client, self.name)
+
+    def _oauth(self) -> Any:
+        """The SDK's OAuth provider for an HTTP server that signs in (configured, asked for, or signed in before)."""
+        if self.server.kind == "stdio" or self.credentials_file is None:
+            return None
+        from .oauth import OAuthSignIn
+
+        sign_in = OAuthSignIn(self.server, self.credentials_file, self.client_side.host)
+        if not (self.server.oauth or self.sign_in_requested or sign_in.storage.has_tokens()):
+            return None
+        return sign_in.auth()
 
     def _active_call(self) -> ToolCallContext | None:
         return self._calls[-1].context if self._calls else None

@@ -47,12 +47,15 @@ class MCPManager:
         list_refresh: float = DEFAULT_LIST_REFRESH,
         host: MCPHost | None = None,
         center: Center | None = None,
+        credentials_file: Path | None = None,
     ) -> None:
         self.log_dir = log_dir
         #: Answers servers' elicitation and sampling requests; without one, neither is declared to servers.
         self.host = host
         #: Whose providers serve sampling when the request comes outside any dialog's tool call.
         self.center = center
+        #: Where OAuth sign-ins keep their tokens (the credentials file); None: HTTP servers cannot sign in.
+        self.credentials_file = credentials_file
         #: The first root offered to servers; None: the folder the app was started in.
         self.start_folder: str | None = None
         self.startup_timeout = startup_timeout
@@ -79,6 +82,7 @@ class MCPManager:
                 list_refresh=self.list_refresh,
                 host=self.host,
                 center=self.center,
+                credentials_file=self.credentials_file,
             )
             connection.client_side.start_folder = self.start_folder
             self._connections[key] = connection
@@ -237,6 +241,25 @@ class MCPManager:
                 found.append((server.name, connection.instructions.strip()))
         return found
 
+    async def sign_in(self, server: MCPServer) -> ServerStatus:
+        """Start (again) an HTTP server with OAuth: the sign-in page is shown by the host."""
+        await self.stop(server.name)
+        connection = self._connection(server)
+        connection.sign_in_requested = True
+        with contextlib.suppress(MCPServerError):  # the reason is in the status
+            await connection.ensure_running()
+        return connection.status()
+
+    async def sign_out(self, server: MCPServer) -> None:
+        """Forget the server's OAuth tokens and registration, and stop it."""
+        await self.stop(server.name)
+        if self.credentials_file is not None:
+            from .oauth import CredentialsTokenStorage
+
+            CredentialsTokenStorage(self.credentials_file, server).forget()
+        connection = self._connection(server)
+        connection.sign_in_requested = False
+
     async def set_start_folder(self, folder: str) -> None:
         """Offer `folder` as the first root from now on and tell running servers the roots changed."""
         self.start_folder = folder
@@ -254,5 +277,6 @@ def tool_source_for(center: Center) -> ToolSource:
     """
     if center.tool_source is None:
         log_dir = center.paths.data_dir / "logs" if center.paths is not None else None
-        center.tool_source = MCPManager(log_dir, center=center)
+        credentials = center.paths.credentials_file if center.paths is not None else None
+        center.tool_source = MCPManager(log_dir, center=center, credentials_file=credentials)
     return center.tool_source

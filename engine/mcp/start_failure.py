@@ -65,6 +65,9 @@ class StartFailures:
         elif isinstance(error, PermissionError) and server.kind == "stdio":
             hint = ""
             reason = f"the command {server.command!r} could not be run (permission denied)"
+        elif type(error).__name__ in ("SignInNeeded", "OAuthFlowError", "OAuthTokenError", "OAuthRegistrationError"):
+            hint = ""
+            reason = str(error) if type(error).__name__ == "SignInNeeded" else f"signing in failed: {error}"
         elif isinstance(error, TimeoutError):
             reason = f"it did not answer within {self.startup_timeout:g} s"
         elif getattr(error, "code", None) == _CONNECTION_CLOSED or isinstance(error, EOFError):
@@ -72,7 +75,10 @@ class StartFailures:
         elif self._http_refusal is not None:  # the SDK reports only "an error response"; say which
             status, phrase = self._http_refusal
             reason = f"{server.url} answered HTTP {status} {phrase}".rstrip()
-            if status in (401, 403):
+            if status == 401:
+                reason += (" (it needs a sign-in: o on the MCP servers screen signs in with OAuth, or set "
+                           "oauth = true; if it takes a token, check the headers)")
+            elif status == 403:
                 reason += " (check the token or other headers it needs)"
             elif self._may_be_legacy_sse():
                 reason += " as Streamable HTTP and did not answer as legacy SSE either (is the URL right?)"

@@ -35,6 +35,12 @@ class AppHost:
 
         return await self._ask(SamplingScreen(request), SamplingDecision.DENY)
 
+    async def sign_in(self, server: str, url: str, finished: asyncio.Event) -> None:
+        """Show the authorization page until `finished` (the redirect arrived); returns early if given up."""
+        from .screens.sign_in import SignInScreen
+
+        await self._ask(SignInScreen(server, url, finished), None)
+
     async def _ask(self, screen: Screen[T], fallback: T) -> T:
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
 

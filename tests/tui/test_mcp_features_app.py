@@ -214,3 +214,49 @@ async def test_a_server_prompts_form_completes_its_arguments() -> None:
         assert field._suggestion == "alice"
         await pilot.press("right")  # accepts the suggestion
         assert field.value == "alice"
+
+
+async def test_signing_in_from_the_mcp_screen_shows_the_page_and_closes_when_the_browser_returns(
+    tmp_path: Any,
+) -> None:
+    import asyncio
+    import subprocess
+
+    import httpx
+
+    from visindigo.engine.mcp import MCPManager, ServerState
+    from visindigo.engine.paths import Paths
+    from visindigo.tui.screens.mcp_servers import MCPServersScreen
+    from visindigo.tui.screens.sign_in import SignInScreen
+
+    from ..engine.mcp.helpers import free_port, wait_for_port
+    from ..engine.mcp.test_oauth import OAUTH_SERVER
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(OAUTH_SERVER), str(port)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        center = make_center([])
+        center.paths = Paths(config_file=tmp_path / "config.toml", data_dir=tmp_path / "data")
+        center.add_mcp(MCPServer("vault", url=f"http://127.0.0.1:{port}/mcp", transport="http", timeout=20))
+        app = make_app(center=center)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await pilot.press("f4")
+            await wait_for_screen(pilot, MCPServersScreen)
+            await pilot.press("o")
+            sign_in = await wait_for_screen(pilot, SignInScreen)
+            assert sign_in.url.startswith(f"http://127.0.0.1:{port}/authorize?") and "code_challenge=" in sign_in.url
+            async with httpx.AsyncClient(follow_redirects=True) as browser:  # the user's browser
+                await browser.get(sign_in.url)
+            await wait_for_screen(pilot, MCPServersScreen)  # it closed by itself
+            manager = center.tool_source
+            assert isinstance(manager, MCPManager)
+            for _ in range(200):
+                if manager.status("vault").state is ServerState.RUNNING:
+                    break
+                await asyncio.sleep(0.05)
+            assert manager.status("vault").state is ServerState.RUNNING
+    finally:
+        process.terminate()
+        process.wait(10)

@@ -31,6 +31,7 @@ from visindigo.engine.paths import Paths
 from ._common import FORM_CSS, ModalFrame, field_row, sanitize
 from ._mcp_form import MCPServerFormScreen
 from .confirm import ConfirmScreen
+from .mcp_sign_in import SignInActions
 from .mcp_tool_lines import policy_text, tool_lines
 
 __all__ = ["ImportScreen", "MCPServerFormScreen", "MCPServersScreen", "ServerControl"]
@@ -114,7 +115,7 @@ class ImportScreen(ModalFrame[tuple[Path, bool] | None]):
 _FROM_CENTER: Any = object()
 
 
-class MCPServersScreen(ModalFrame[bool]):
+class MCPServersScreen(SignInActions, ModalFrame[bool]):
     """Dismisses with True when the configuration changed.
 
     `paths` defaults to the Center's (`center.paths`); None changes the Center only, nothing is saved.
@@ -128,6 +129,8 @@ class MCPServersScreen(ModalFrame[bool]):
         Binding("e", "edit", "Edit"),
         Binding("space", "toggle", "Enable / disable"),
         Binding("r", "restart", "Restart"),
+        Binding("o", "sign_in", "Sign in (OAuth)"),
+        Binding("O", "sign_out", "Sign out", show=False),
         Binding("i", "import", "Import JSON"),
         Binding("delete,x", "remove", "Remove"),
     ]

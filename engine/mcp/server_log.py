@@ -15,6 +15,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ..mcp_server import LOG_LEVELS
+
 if TYPE_CHECKING:
     from ..mcp_server import MCPServer, Transport
 
@@ -64,8 +66,14 @@ class ServerLog:
             yield errlog
 
     async def _on_log_message(self, params: Any) -> None:
-        """Log notifications from the server go to its log file, like its stderr — never to the screen."""
+        """Log notifications from the server go to its log file, like its stderr — never to the screen.
+
+        Messages below the server's `log_level` are dropped here too: a server may ignore `logging/setLevel`.
+        """
         errlog = self._errlog
+        wanted, level = self.server.log_level, str(params.level)
+        if wanted and level in LOG_LEVELS and LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+            return
         if errlog is not None and not errlog.closed:
             data = params.data if isinstance(params.data, str) else json.dumps(params.data, default=str)
             errlog.write(f"[{params.level}] {params.logger + ': ' if params.logger else ''}{data}\n")

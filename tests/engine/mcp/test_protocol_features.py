@@ -329,3 +329,38 @@ async def test_misbehaving_servers_get_a_clear_answer_and_the_dialog_goes_on(
     # and the dialog still works
     events, result = await run_tool(llm_server, center, "f__peek")
     assert json.loads(result) == {"result": "peeked"} and isinstance(events[-1], RunFinished)
+
+
+async def test_announced_tools_are_listed_at_once_and_logs_keep_the_chosen_level(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    manager = MCPManager(tmp_path / "logs", startup_timeout=20.0, list_refresh=3600.0)  # no polling
+    try:
+        server = features(log_level="info")
+        functions = {f.id: f for f in await manager.functions_for([server])}
+        await functions["f__grow"].invoke_async({"name": "sprout"})
+        for _ in range(100):  # notifications/tools/list_changed makes the client list again, by itself
+            if any(tool.name == "sprout" for tool in manager.status("f").tools):
+                break
+            await asyncio.sleep(0.05)
+        assert "f__sprout" in {f.id for f in await manager.functions_for([server])}
+        await functions["f__chatty"].invoke_async({})
+        await asyncio.sleep(0.3)
+        log = Path(manager.status("f").log_path or "").read_text(encoding="utf-8")
+        assert "[info] chatty: a info message" in log and "[error] chatty: a error message" in log
+        assert "a debug message" not in log
+    finally:
+        await manager.aclose()
+
+
+async def test_roots_are_the_start_folder_and_the_servers_folders(
+    llm_server: LLMServer, host_manager: MCPManager, tmp_path: Path
+) -> None:
+    extra = tmp_path / "project"
+    extra.mkdir()
+    center = center_with(llm_server, host_manager, features(roots=(str(extra),)))
+    _events, result = await run_tool(llm_server, center, "f__roots")
+    assert json.loads(result)["content"].splitlines() == [Path.cwd().as_uri(), extra.as_uri()]
+    await host_manager.set_start_folder(str(tmp_path))  # sends notifications/roots/list_changed
+    _events, result = await run_tool(llm_server, center, "f__roots")
+    assert json.loads(result)["content"].splitlines() == [tmp_path.as_uri(), extra.as_uri()]

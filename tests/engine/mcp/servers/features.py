@@ -174,6 +174,26 @@ async def late_progress(ctx: Context) -> str:
 
 
 @server.tool(structured_output=False)
+async def grow(name: str, ctx: Context) -> str:
+    """Add a tool called `name` and announce it (notifications/tools/list_changed)."""
+
+    def grown() -> str:
+        return "grown"
+
+    server.add_tool(grown, name=name, description="Added at run time.", structured_output=False)
+    await ctx.session.send_tool_list_changed()
+    return f"added {name}"
+
+
+@server.tool(structured_output=False)
+async def chatty(ctx: Context) -> str:
+    """Log one message at each of debug, info and error."""
+    for level in ("debug", "info", "error"):
+        await ctx.session.send_log_message(level, f"a {level} message", logger="chatty")
+    return "logged"
+
+
+@server.tool(structured_output=False)
 async def touch(text: str, ctx: Context) -> str:
     """Change the `note://live` resource."""
     LIVE["text"] = text

@@ -260,3 +260,42 @@ async def test_signing_in_from_the_mcp_screen_shows_the_page_and_closes_when_the
     finally:
         process.terminate()
         process.wait(10)
+
+
+async def test_an_attached_resource_that_changes_is_refreshed_before_it_is_sent() -> None:
+    import asyncio
+
+    from visindigo.engine.mcp import MCPManager
+    from visindigo.tui.screens.resource_picker import ResourcePickerScreen
+
+    center = make_center([answer("seen")])
+    server = features_server()
+    center.add_mcp(server)
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = main_screen(app)
+        screen.action_attach_resource()
+        picker = await wait_for_screen(pilot, ResourcePickerScreen)
+        for _ in range(400):
+            if picker.resources:
+                break
+            await pilot.pause(0.05)
+        await pilot.press("down", "enter")  # note://live
+        for _ in range(400):
+            if screen.pending_resources.get(screen.dialog.id):
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.5)  # the subscription is made after the read
+        manager = center.tool_source
+        assert isinstance(manager, MCPManager)
+        functions = {f.id: f for f in await manager.functions_for([server])}
+        await functions["f__touch"].invoke_async({"text": "version 2"})
+        for _ in range(200):
+            pending = screen.pending_resources.get(screen.dialog.id, [])
+            if pending and "version 2" in pending[0].context_text():
+                break
+            await asyncio.sleep(0.05)
+        await screen.send("and now?")
+        await settle(pilot)
+        [user] = [m for m in screen.dialog.messages if m.role is Role.USER]
+        assert "version 2" in user.content and "version 1" not in user.content

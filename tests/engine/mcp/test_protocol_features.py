@@ -294,9 +294,16 @@ async def test_resources_templates_completion_and_subscriptions(
     attach(text_only, image, images=False)  # a model without images gets the image named, not sent
     assert text_only.images == [] and "pic://dot (image/png; the model takes no images)" in text_only.content
     assert await host_manager.complete(server, "prompt", "greet", "person", "al") == ["alice", "albert"]
-    # The SDK's MCPServer registers no resources/subscribe handler in the handshake era (it offers
-    # subscriptions only on 2026-07-28 listen streams), so the client must say it cannot watch the resource.
-    assert not await host_manager.subscribe_resource(server, "note://live", lambda uri: None)
+    updated: list[str] = []
+    assert await host_manager.subscribe_resource(server, "note://live", updated.append)
+    functions = {f.id: f for f in await host_manager.functions_for([server])}
+    await functions["f__touch"].invoke_async({"text": "version 2"})
+    for _ in range(100):
+        if updated:
+            break
+        await asyncio.sleep(0.05)
+    assert updated == ["note://live"]
+    assert (await host_manager.read_resource(server, "note://live")).texts[0][1] == "version 2"
 
 
 async def test_misbehaving_servers_get_a_clear_answer_and_the_dialog_goes_on(

@@ -18,9 +18,11 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import (
     Completion,
+    EmptyResult,
     ModelHint,
     ModelPreferences,
     SamplingMessage,
+    SubscribeRequestParams,
     TextContent,
     ToolAnnotations,
     ToolExecution,
@@ -197,8 +199,21 @@ async def chatty(ctx: Context) -> str:
 async def touch(text: str, ctx: Context) -> str:
     """Change the `note://live` resource."""
     LIVE["text"] = text
-    await ctx.notify_resource_updated("note://live")
+    if "note://live" in SUBSCRIBED:
+        await ctx.session.send_resource_updated("note://live")
     return "touched"
+
+
+SUBSCRIBED: set[str] = set()
+
+
+async def subscribe(ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
+    """resources/subscribe: MCPServer has no decorator for it in the handshake era, so it is added by hand."""
+    SUBSCRIBED.add(str(params.uri))
+    return EmptyResult()
+
+
+server._lowlevel_server.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
 
 
 @server.resource("note://hello", name="hello", description="A greeting", mime_type="text/plain")

@@ -63,6 +63,10 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
     ResourcePickerScreen.-template OptionList {
         display: none;
     }
+    ResourcePickerScreen #template-fields {
+        height: auto;
+        max-height: 50vh;
+    }
     ResourcePickerScreen #suggestions {
         color: $text-accent;
     }

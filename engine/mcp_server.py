@@ -18,7 +18,8 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 #: Every key a server entry may have (others are reported as unknown; `name` comes from the table name).
 KNOWN_KEYS = frozenset(
     {"name", "command", "args", "env", "cwd", "url", "serverUrl", "headers", "type", "transport", "disabled",
-     "enabled", "timeout", "approval", "start_on_launch", "roots", "instructions", "log_level", "oauth"}
+     "enabled", "timeout", "approval", "start_on_launch", "roots", "instructions", "log_level", "oauth",
+     "protocol"}
 )
 
 
@@ -31,7 +32,8 @@ class MCPServer:
     allows it; "read_only" runs tools the server marks read-only (and not destructive) without asking.
     `roots` are folders offered to the server besides the one the app started in; `instructions` passes the
     server's handshake instructions to the model; `log_level` is the least severe log message it should send;
-    `oauth` signs in to an HTTP server with OAuth (also done whenever tokens for it are stored).
+    `oauth` signs in to an HTTP server with OAuth (also done whenever tokens for it are stored); `protocol` is
+    "handshake" (`initialize`, what every server speaks) or "auto" (2026-07-28 when the server offers it).
     """
 
     name: str
@@ -50,6 +52,7 @@ class MCPServer:
     instructions: bool = True
     log_level: LogLevel = ""
     oauth: bool = False
+    protocol: Literal["handshake", "auto"] = "handshake"
 
     @property
     def kind(self) -> Transport:
@@ -101,6 +104,8 @@ class MCPServer:
             data["log_level"] = self.log_level
         if self.oauth:
             data["oauth"] = True
+        if self.protocol != "handshake":
+            data["protocol"] = self.protocol
         return data
 
     @classmethod
@@ -139,6 +144,9 @@ class MCPServer:
         roots = data.get("roots") or []
         if not isinstance(roots, list | tuple):
             raise ValueError(f"MCP server {server_name!r}: 'roots' must be a list of folders")
+        protocol = str(data.get("protocol") or "handshake")
+        if protocol not in ("handshake", "auto"):
+            raise ValueError(f"MCP server {server_name!r}: 'protocol' must be 'handshake' or 'auto'")
         log_level = str(data.get("log_level") or "").lower()
         if log_level and log_level not in LOG_LEVELS:
             raise ValueError(f"MCP server {server_name!r}: 'log_level' must be one of {', '.join(LOG_LEVELS)}")
@@ -163,6 +171,7 @@ class MCPServer:
             instructions=bool(data.get("instructions", True)),
             log_level=log_level,  # type: ignore[arg-type]  # checked against LOG_LEVELS above
             oauth=bool(data.get("oauth", False)),
+            protocol="auto" if protocol == "auto" else "handshake",
         )
 
     @staticmethod

@@ -116,6 +116,7 @@ MCP_SERVER_SCHEMA: dict[str, Any] = {
         "roots": {"type": "array", "items": {"type": "string"}},
         "instructions": {"type": "boolean"},
         "oauth": {"type": "boolean"},
+        "protocol": {"enum": ["handshake", "auto"]},
         "log_level": {"enum": ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]},
     },
     "anyOf": [{"required": ["command"]}, {"required": ["url"]}],

@@ -2,15 +2,17 @@
 
 Handshake-era servers (up to 2025-11-25) send `notifications/*/list_changed` and `notifications/resources/
 updated` on their own (after `resources/subscribe`); they reach `ServerConnection._on_message`. A 2026-07-28
-server sends them only on a `subscriptions/listen` stream the client opens, with the filter it wants; this
-module keeps that stream open for a connection and reopens it when the set of watched resources changes.
+server sends them only while the client holds a `subscriptions/listen` stream open with the filter it wants;
+this module keeps that stream open for a connection and reopens it when the set of watched resources changes.
+The SDK passes the stream's events on to the message handler as ordinary notifications too, so they are acted
+on in one place, `_on_message`, whatever the era.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,15 +29,8 @@ def is_modern(client: Client) -> bool:
     return client.protocol_version >= MODERN_PREFIX
 
 
-async def listen(
-    client: Client,
-    server: str,
-    uris: Iterable[str],
-    on_lists_changed: Callable[[], Awaitable[None]],
-    on_resource_updated: Callable[[str], None],
-) -> None:
-    """Follow the server's change events until cancelled or the stream ends (then it is not reopened)."""
-    from mcp.client.subscriptions import ResourceUpdated
+async def listen(client: Client, server: str, uris: Iterable[str]) -> None:
+    """Hold the change stream open until cancelled or it ends (then it is not reopened)."""
     from mcp.shared.exceptions import MCPError
 
     capabilities = client.server_capabilities
@@ -52,11 +47,8 @@ async def listen(
             resources_list_changed=resources,
             resource_subscriptions=watched,
         ) as subscription:
-            async for event in subscription:
-                if isinstance(event, ResourceUpdated):
-                    on_resource_updated(str(event.uri))
-                else:
-                    await on_lists_changed()
+            async for _event in subscription:
+                pass  # delivered to the message handler as a notification as well: handled there
     except (MCPError, RuntimeError, TimeoutError) as error:  # RuntimeError: SubscriptionLost, not supported
         log.info("MCP server %r: the change stream ended: %s", server, error)
 
@@ -107,7 +99,7 @@ class ChangeFollowing:
         if client is None or self.loop is None or not is_modern(client):
             return
         self._listen_task = self.loop.create_task(
-            listen(client, self.name, list(self.resource_listeners), self._lists_announced, self._resource_updated)
+            listen(client, self.name, list(self.resource_listeners))
         )
 
     async def roots_changed(self) -> None:
@@ -125,10 +117,6 @@ class ChangeFollowing:
         if self._listen_task is not None:
             self._listen_task.cancel()
             self._listen_task = None
-
-    async def _lists_announced(self) -> None:
-        self._lists_changed = True
-        await self._refresh_soon()
 
     def _resource_updated(self, uri: str) -> None:
         for listener in list(self.resource_listeners.get(uri, ())):

@@ -268,9 +268,9 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
                     log_level=self.server.log_level or None,
                     message_handler=self._on_message,
                     cache=None,
-                    # The handshake era: every server speaks it, and on a 2026-07-28 connection an SDK server's
-                    # ctx.elicit / create_message / list_roots fail ("no back-channel"), so its tools would too.
-                    mode="legacy",
+                    # The handshake era by default: every server speaks it, and on a 2026-07-28 connection an SDK
+                    # server's ctx.elicit / create_message / list_roots fail ("no back-channel").
+                    mode="auto" if self.server.protocol == "auto" else "legacy",
                     **self.client_side.callbacks(),
                 )
                 async with client:

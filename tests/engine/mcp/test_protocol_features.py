@@ -371,3 +371,32 @@ async def test_roots_are_the_start_folder_and_the_servers_folders(
     await host_manager.set_start_folder(str(tmp_path))  # sends notifications/roots/list_changed
     _events, result = await run_tool(llm_server, center, "f__roots")
     assert json.loads(result)["content"].splitlines() == [tmp_path.as_uri(), extra.as_uri()]
+
+
+async def test_a_2026_connection_follows_changes_on_a_listen_stream(tmp_path: Path) -> None:
+    """`protocol = "auto"`: the SDK negotiates 2026-07-28, where changes come only on subscriptions/listen."""
+    manager = MCPManager(tmp_path / "logs", startup_timeout=20.0, list_refresh=3600.0)
+    try:
+        server = features(protocol="auto")
+        functions = {f.id: f for f in await manager.functions_for([server])}
+        assert manager.status("f").protocol_version == "2026-07-28"
+        await functions["f__grow"].invoke_async({"name": "sprout"})
+        for _ in range(100):
+            if any(tool.name == "sprout" for tool in manager.status("f").tools):
+                break
+            await asyncio.sleep(0.05)
+        assert "sprout" in {tool.name for tool in manager.status("f").tools}
+        updated: list[str] = []
+        assert await manager.subscribe_resource(server, "note://live", updated.append)
+        await asyncio.sleep(0.5)  # the listen stream is reopened with the new filter
+        await functions["f__touch"].invoke_async({"text": "version 3"})
+        for _ in range(100):
+            if updated:
+                break
+            await asyncio.sleep(0.05)
+        assert updated == ["note://live"]
+        # and what 2026 takes from the handshake era: server requests mid-call fail with a clear message
+        result = await functions["f__roots"].invoke_async({})
+        assert result["isError"] and "back-channel" in result["error"]
+    finally:
+        await manager.aclose()

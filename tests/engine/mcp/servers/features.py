@@ -183,7 +183,10 @@ async def grow(name: str, ctx: Context) -> str:
         return "grown"
 
     server.add_tool(grown, name=name, description="Added at run time.", structured_output=False)
-    await ctx.session.send_tool_list_changed()
+    if ctx.protocol_version and ctx.protocol_version >= "2026":
+        await ctx.notify_tools_changed()  # to subscriptions/listen streams
+    else:
+        await ctx.session.send_tool_list_changed()
     return f"added {name}"
 
 
@@ -199,7 +202,8 @@ async def chatty(ctx: Context) -> str:
 async def touch(text: str, ctx: Context) -> str:
     """Change the `note://live` resource."""
     LIVE["text"] = text
-    if "note://live" in SUBSCRIBED:
+    await ctx.notify_resource_updated("note://live")  # 2026-07-28: to subscriptions/listen streams
+    if "note://live" in SUBSCRIBED:  # the handshake era: to a client that sent resources/subscribe
         await ctx.session.send_resource_updated("note://live")
     return "touched"
 

@@ -226,17 +226,6 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
             return error
         return None
 
-    def _may_be_legacy_sse(self) -> bool:
-        """An unlabelled URL answered the Streamable HTTP handshake with a 4xx that is not about credentials."""
-        refusal = self._http_refusal
-        return (
-            self.server.transport is None
-            and self.server.kind == "http"
-            and refusal is not None
-            and 400 <= refusal[0] < 500
-            and refusal[0] not in (401, 403)
-        )
-
     def _on_http_error(self, status: int, phrase: str) -> None:
         self._http_refusal = (status, phrase)
 

@@ -76,8 +76,8 @@ class StartFailures:
             status, phrase = self._http_refusal
             reason = f"{server.url} answered HTTP {status} {phrase}".rstrip()
             if status == 401:
-                reason += (" (it needs a sign-in: o on the MCP servers screen signs in with OAuth, or set "
-                           "oauth = true; if it takes a token, check the headers)")
+                reason += (" (check the token or other headers it needs; if it signs in with OAuth, o on the MCP "
+                           "servers screen signs in, or set oauth = true)")
             elif status == 403:
                 reason += " (check the token or other headers it needs)"
             elif self._may_be_legacy_sse():

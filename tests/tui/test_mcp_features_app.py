@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from textual.pilot import Pilot
@@ -16,6 +18,15 @@ from visindigo.tui.screens.sampling import SamplingScreen
 
 from ..engine.mcp.test_protocol_features import FEATURES
 from .helpers import answer, main_screen, make_app, make_center, settle, type_text
+
+
+async def until(condition: Callable[[], object], seconds: float = 20.0) -> None:
+    """Wait until `condition()` holds (a server's answer, a screen, a notification), failing after `seconds`."""
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"still not true after {seconds:g} s")
 
 
 def features_server(**settings: Any) -> MCPServer:
@@ -114,41 +125,26 @@ async def test_the_resource_picker_attaches_a_resource_and_a_template_to_the_nex
         screen.composer.input.focus()
         await pilot.press("@")  # at the start of a word: the picker opens
         picker = await wait_for_screen(pilot, ResourcePickerScreen)
-        for _ in range(400):
-            if picker.resources:
-                break
-            await pilot.pause(0.05)
+        await until(lambda: picker.resources)
         labels = [r.uri for r in picker.resources]
         assert labels == ["note://hello", "note://live", "pic://dot", "note://{name}"]
         await pilot.pause()
         await pilot.press("enter")  # the first: note://hello
-        for _ in range(400):
-            if screen.pending_resources.get(screen.dialog.id):
-                break
-            await pilot.pause(0.05)
+        await until(lambda: screen.pending_resources.get(screen.dialog.id))
         assert screen.composer.text == ""  # the @ that opened the picker is gone
         screen.action_attach_resource()  # the palette's entry does the same
         picker = await wait_for_screen(pilot, ResourcePickerScreen)
-        for _ in range(400):
-            if picker.resources:
-                break
-            await pilot.pause(0.05)
+        await until(lambda: picker.resources)
         for _ in range(3):
             await pilot.press("down")
         await pilot.press("enter")  # the template note://{name}
         await pilot.pause()
         await type_text(pilot, "al")
-        for _ in range(200):  # the server's completion/complete answers
-            if picker.suggestions:
-                break
-            await pilot.pause(0.05)
+        await until(lambda: picker.suggestions)
         assert picker.suggestions == ["alice", "albert"]
         await type_text(pilot, "ice")
         await pilot.press("enter")
-        for _ in range(400):
-            if len(screen.pending_resources.get(screen.dialog.id, [])) == 2:
-                break
-            await pilot.pause(0.05)
+        await until(lambda: len(screen.pending_resources.get(screen.dialog.id, [])) == 2)
         await screen.send("what do they say?")
         await settle(pilot)
         [user] = [m for m in screen.dialog.messages if m.role is Role.USER]
@@ -170,10 +166,7 @@ async def test_the_mcp_screen_lists_each_tool_with_its_annotations() -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         manager = center.tool_source
         assert isinstance(manager, MCPManager)
-        for _ in range(400):
-            if manager.status("f").state is ServerState.RUNNING:
-                break
-            await pilot.pause(0.05)
+        await until(lambda: manager.status("f").state is ServerState.RUNNING)
         await pilot.press("f4")
         screen = await wait_for_screen(pilot, MCPServersScreen)
         await pilot.pause()
@@ -195,10 +188,7 @@ async def test_a_server_prompts_form_completes_its_arguments() -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press("f6")
         library = await wait_for_screen(pilot, TemplateLibraryScreen)
-        for _ in range(400):
-            if any(entry.name == "f/greet" for entry in library.shown()):
-                break
-            await pilot.pause(0.05)
+        await until(lambda: any(entry.name == "f/greet" for entry in library.shown()))
         await type_text(pilot, "greet")  # the search box: only the server prompt is left
         await pilot.pause()
         assert [entry.name for entry in library.shown()] == ["f/greet"]
@@ -207,10 +197,7 @@ async def test_a_server_prompts_form_completes_its_arguments() -> None:
         await type_text(pilot, "al")
         field = form.rows()[0].widget
         assert isinstance(field, Input)
-        for _ in range(200):
-            if field._suggestion:
-                break
-            await pilot.pause(0.05)
+        await until(lambda: field._suggestion)
         assert field._suggestion == "alice"
         await pilot.press("right")  # accepts the suggestion
         assert field.value == "alice"
@@ -219,8 +206,6 @@ async def test_a_server_prompts_form_completes_its_arguments() -> None:
 async def test_signing_in_from_the_mcp_screen_shows_the_page_and_closes_when_the_browser_returns(
     tmp_path: Any,
 ) -> None:
-    import asyncio
-    import subprocess
 
     import httpx
 
@@ -229,14 +214,12 @@ async def test_signing_in_from_the_mcp_screen_shows_the_page_and_closes_when_the
     from visindigo.tui.screens.mcp_servers import MCPServersScreen
     from visindigo.tui.screens.sign_in import SignInScreen
 
-    from ..engine.mcp.helpers import free_port, wait_for_port
+    from ..engine.mcp.helpers import ServerProcesses
     from ..engine.mcp.test_oauth import OAUTH_SERVER
 
-    port = free_port()
-    process = subprocess.Popen([sys.executable, str(OAUTH_SERVER), str(port)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    processes = ServerProcesses(tmp_path)
+    port = processes.start(OAUTH_SERVER, "{port}")
     try:
-        wait_for_port(port, process)
         center = make_center([])
         center.paths = Paths(config_file=tmp_path / "config.toml", data_dir=tmp_path / "data")
         center.add_mcp(MCPServer("vault", url=f"http://127.0.0.1:{port}/mcp", transport="http", timeout=20))
@@ -252,19 +235,13 @@ async def test_signing_in_from_the_mcp_screen_shows_the_page_and_closes_when_the
             await wait_for_screen(pilot, MCPServersScreen)  # it closed by itself
             manager = center.tool_source
             assert isinstance(manager, MCPManager)
-            for _ in range(200):
-                if manager.status("vault").state is ServerState.RUNNING:
-                    break
-                await asyncio.sleep(0.05)
+            await until(lambda: manager.status("vault").state is ServerState.RUNNING)
             assert manager.status("vault").state is ServerState.RUNNING
     finally:
-        process.terminate()
-        process.wait(10)
+        processes.stop_all()
 
 
 async def test_an_attached_resource_that_changes_is_refreshed_before_it_is_sent() -> None:
-    import asyncio
-
     from visindigo.engine.mcp import MCPManager
     from visindigo.tui.screens.resource_picker import ResourcePickerScreen
 
@@ -276,15 +253,9 @@ async def test_an_attached_resource_that_changes_is_refreshed_before_it_is_sent(
         screen = main_screen(app)
         screen.action_attach_resource()
         picker = await wait_for_screen(pilot, ResourcePickerScreen)
-        for _ in range(400):
-            if picker.resources:
-                break
-            await pilot.pause(0.05)
+        await until(lambda: picker.resources)
         await pilot.press("down", "enter")  # note://live
-        for _ in range(400):
-            if screen.pending_resources.get(screen.dialog.id):
-                break
-            await pilot.pause(0.05)
+        await until(lambda: screen.pending_resources.get(screen.dialog.id))
         await pilot.pause(0.5)  # the subscription is made after the read
         manager = center.tool_source
         assert isinstance(manager, MCPManager)

@@ -67,3 +67,30 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], seconds: float = 
         except OSError:
             time.sleep(0.05)
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {seconds} s")
+
+
+class ServerProcesses:
+    """HTTP test servers started as processes on free 127.0.0.1 ports, logging to a folder; `stop_all` ends them."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def start(self, script: Path, *arguments: str) -> int:
+        """Run `script PORT? arguments` — `{port}` in an argument is replaced — and wait until it listens."""
+        port = free_port()
+        argv = [sys.executable, str(script), *(a.replace("{port}", str(port)) for a in arguments)]
+        log = open(self.log_dir / f"{script.stem}-{port}.log", "wb")  # noqa: SIM115 - closed with the process
+        process = subprocess.Popen(argv, stdout=log, stderr=log)
+        log.close()
+        self.processes.append(process)
+        wait_for_port(port, process)
+        return port
+
+    def stop_all(self) -> None:
+        for process in self.processes:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()

@@ -10,10 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import stat
-import subprocess
-import sys
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -24,7 +22,7 @@ from visindigo.engine.mcp import MCPManager, MCPServerError, ServerState
 from visindigo.engine.mcp.host import ElicitationAnswer, SamplingDecision
 from visindigo.engine.tool_runner import run_function
 
-from .helpers import free_port, wait_for_port
+from .helpers import ServerProcesses
 
 OAUTH_SERVER = Path(__file__).parent / "servers" / "oauth_server.py"
 
@@ -52,25 +50,14 @@ class Browser:
 
 
 @pytest.fixture
-def oauth_server(tmp_path: Path) -> Iterator[Callable[[int], str]]:
-    processes: list[subprocess.Popen[bytes]] = []
+def oauth_server(server_processes: ServerProcesses) -> Callable[[int], str]:
+    """Start `servers/oauth_server.py` with access tokens living `access_ttl` seconds; returns its MCP URL."""
 
     def start(access_ttl: int = 3600) -> str:
-        port = free_port()
-        log = open(tmp_path / f"oauth-{port}.log", "wb")  # noqa: SIM115 - closed with the process below
-        process = subprocess.Popen([sys.executable, str(OAUTH_SERVER), str(port), str(access_ttl)], stdout=log,
-                                   stderr=log)
-        processes.append(process)
-        wait_for_port(port, process)
+        port = server_processes.start(OAUTH_SERVER, "{port}", str(access_ttl))
         return f"http://127.0.0.1:{port}/mcp"
 
-    yield start
-    for process in processes:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    return start
 
 
 async def call(manager: MCPManager, server: MCPServer, tool: str) -> str:
@@ -137,7 +124,7 @@ async def test_a_401_names_the_server_and_offers_to_sign_in(oauth_server: Callab
             await manager.functions_for([server])
         message = str(raised.value)
         assert "MCP server 'vault' could not start" in message and "401" in message
-        assert "o on the MCP servers screen signs in" in message
+        assert "if it signs in with OAuth, o on the MCP servers screen signs in" in message
         status = await manager.sign_in(server)  # what the MCP screen's "o" does
         assert status.state is ServerState.RUNNING and len(browser.shown) == 1
         assert await call(manager, server, "secret") == "the vault is open"

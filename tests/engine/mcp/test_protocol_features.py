@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,16 @@ from visindigo.engine.mcp.host import (
     SamplingRequest,
 )
 from visindigo.engine.mcp.resources import attach, template_variables
+
+
+async def until(condition: Callable[[], object], seconds: float = 20.0) -> None:
+    """Wait until `condition()` holds (a server's answer, a screen, a notification), failing after `seconds`."""
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"still not true after {seconds:g} s")
+
 
 FEATURES = Path(__file__).parent / "servers" / "features.py"
 
@@ -222,10 +233,7 @@ async def test_cancelling_a_call_sends_notifications_cancelled(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    for _ in range(100):
-        if marker.exists():
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: marker.exists())
     assert marker.read_text() == "cancelled"  # the server's handler was interrupted by notifications/cancelled
     assert "cancelled" in dialog.messages[-1].content and dialog.messages[-1].role is Role.TOOL
     assert any(isinstance(e, RunCancelled) for e in events) or not dialog.is_running
@@ -298,10 +306,7 @@ async def test_resources_templates_completion_and_subscriptions(
     assert await host_manager.subscribe_resource(server, "note://live", updated.append)
     functions = {f.id: f for f in await host_manager.functions_for([server])}
     await functions["f__touch"].invoke_async({"text": "version 2"})
-    for _ in range(100):
-        if updated:
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: updated)
     assert updated == ["note://live"]
     assert (await host_manager.read_resource(server, "note://live")).texts[0][1] == "version 2"
 
@@ -346,10 +351,7 @@ async def test_announced_tools_are_listed_at_once_and_logs_keep_the_chosen_level
         server = features(log_level="info")
         functions = {f.id: f for f in await manager.functions_for([server])}
         await functions["f__grow"].invoke_async({"name": "sprout"})
-        for _ in range(100):  # notifications/tools/list_changed makes the client list again, by itself
-            if any(tool.name == "sprout" for tool in manager.status("f").tools):
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: any(tool.name == "sprout" for tool in manager.status("f").tools))
         assert "f__sprout" in {f.id for f in await manager.functions_for([server])}
         await functions["f__chatty"].invoke_async({})
         await asyncio.sleep(0.3)
@@ -381,19 +383,13 @@ async def test_a_2026_connection_follows_changes_on_a_listen_stream(tmp_path: Pa
         functions = {f.id: f for f in await manager.functions_for([server])}
         assert manager.status("f").protocol_version == "2026-07-28"
         await functions["f__grow"].invoke_async({"name": "sprout"})
-        for _ in range(100):
-            if any(tool.name == "sprout" for tool in manager.status("f").tools):
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: any(tool.name == "sprout" for tool in manager.status("f").tools))
         assert "sprout" in {tool.name for tool in manager.status("f").tools}
         updated: list[str] = []
         assert await manager.subscribe_resource(server, "note://live", updated.append)
         await asyncio.sleep(0.5)  # the listen stream is reopened with the new filter
         await functions["f__touch"].invoke_async({"text": "version 3"})
-        for _ in range(100):
-            if updated:
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: updated)
         assert updated == ["note://live"]
         # and what 2026 takes from the handshake era: server requests mid-call fail with a clear message
         result = await functions["f__roots"].invoke_async({})

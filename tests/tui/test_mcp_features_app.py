@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from textual.pilot import Pilot
@@ -16,17 +15,9 @@ from visindigo.engine.providers import FinishPart, ToolCallPart
 from visindigo.tui.screens.elicitation import ElicitationScreen
 from visindigo.tui.screens.sampling import SamplingScreen
 
+from ..engine.mcp.helpers import until
 from ..engine.mcp.test_protocol_features import FEATURES
 from .helpers import answer, main_screen, make_app, make_center, settle, type_text
-
-
-async def until(condition: Callable[[], object], seconds: float = 20.0) -> None:
-    """Wait until `condition()` holds (a server's answer, a screen, a notification), failing after `seconds`."""
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"still not true after {seconds:g} s")
 
 
 def features_server(**settings: Any) -> MCPServer:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from visindigo.engine import MCPServer
@@ -94,3 +96,12 @@ class ServerProcesses:
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
+
+
+async def until(condition: Callable[[], object], seconds: float = 20.0) -> None:
+    """Wait until `condition()` holds (a server's answer, a screen, a notification), failing after `seconds`."""
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"still not true after {seconds:g} s")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,15 +39,7 @@ from visindigo.engine.mcp.host import (
 )
 from visindigo.engine.mcp.resources import attach, template_variables
 
-
-async def until(condition: Callable[[], object], seconds: float = 20.0) -> None:
-    """Wait until `condition()` holds (a server's answer, a screen, a notification), failing after `seconds`."""
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"still not true after {seconds:g} s")
-
+from .helpers import until
 
 FEATURES = Path(__file__).parent / "servers" / "features.py"
 

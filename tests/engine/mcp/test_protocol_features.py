@@ -273,7 +273,7 @@ async def test_a_result_that_breaks_its_output_schema_is_reported_and_the_server
 
 
 async def test_resources_templates_completion_and_subscriptions(
-    llm_server: LLMServer, host_manager: MCPManager
+    llm_server: LLMServer, host_manager: MCPManager, tmp_path: Path
 ) -> None:
     server = features()
     center_with(llm_server, host_manager, server)
@@ -289,6 +289,20 @@ async def test_resources_templates_completion_and_subscriptions(
     assert message.images[0].mime_type == "image/png"
     assert message.meta["resources"] == [{"server": "f", "uri": "note://hello"}, {"server": "f", "uri": "pic://dot"}]
     assert Message.from_json(message.to_json()).meta["resources"] == message.meta["resources"]
+    stored = Center.open(tmp_path / "home")  # and the store keeps the attachments with the message
+    try:
+        dialog = stored.create_dialog()
+        dialog.append_message(message)
+        dialog_id = dialog.id
+    finally:
+        stored.close()
+    reopened = Center.open(tmp_path / "home")
+    try:
+        again = reopened.get_dialog(dialog_id)
+        assert again is not None and again.messages[0].meta["resources"] == message.meta["resources"]
+        assert again.messages[0].images[0].mime_type == "image/png"
+    finally:
+        reopened.close()
     text_only = Message(Role.USER, "and now?")
     attach(text_only, image, images=False)  # a model without images gets the image named, not sent
     assert text_only.images == [] and "pic://dot (image/png; the model takes no images)" in text_only.content

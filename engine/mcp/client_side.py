@@ -17,6 +17,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -146,12 +147,10 @@ class ClientSide:
         dialog = call.dialog if call is not None else None
         center = dialog.center if dialog is not None and dialog.center is not None else self.center
         try:
-            model = await choose_model(request, center, dialog)
+            provider, model = await choose_model(request, center, dialog)
         except SamplingFailed as error:
             return ErrorData(code=INVALID_REQUEST, message=str(error))
-        provider = center.get_provider(dialog.provider_id) if center and dialog and dialog.provider_id else None
-        provider = provider or (center.default_provider if center else None)
-        request = _with_model(request, provider.id if provider else "", model.id)
+        request = replace(request, provider_id=provider.id, model_id=model.id)
         if not self.sampling_allowed_for_session:
             self._waiting_on_user(+1)
             try:
@@ -179,12 +178,6 @@ class ClientSide:
             model=outcome.model_id,
             stop_reason=outcome.stop_reason,
         )
-
-
-def _with_model(request: SamplingRequest, provider_id: str, model_id: str) -> SamplingRequest:
-    from dataclasses import replace
-
-    return replace(request, provider_id=provider_id, model_id=model_id)
 
 
 def sampling_request(server: str, params: Any) -> SamplingRequest:

@@ -49,8 +49,10 @@ def _provider_for(center: Center | None, dialog: Dialog | None) -> Provider:
     return provider
 
 
-async def choose_model(request: SamplingRequest, center: Center | None, dialog: Dialog | None) -> ModelInfo:
-    """The model a sampling request would run on (shown to the user before approval)."""
+async def choose_model(
+    request: SamplingRequest, center: Center | None, dialog: Dialog | None
+) -> tuple[Provider, ModelInfo]:
+    """The provider and model a sampling request would run on (shown to the user before approval)."""
     provider = _provider_for(center, dialog)
     await ensure_models(provider, dialog.model_id if dialog is not None else "")
     required = Capability.TEXT
@@ -60,9 +62,9 @@ async def choose_model(request: SamplingRequest, center: Center | None, dialog: 
         hint_lower = hint.lower()
         for model in provider.models:
             if hint_lower and hint_lower in model.id.lower() and required in model.capabilities:
-                return model
+                return provider, model
     try:
-        return provider.pick_model(required, dialog.model_id if dialog is not None else "")
+        return provider, provider.pick_model(required, dialog.model_id if dialog is not None else "")
     except Exception as error:
         raise SamplingFailed(f"{provider.name} has no model for this request: {error}") from None
 
@@ -78,8 +80,7 @@ def sampling_messages(request: SamplingRequest) -> list[Message]:
 
 async def sample(request: SamplingRequest, center: Center | None, dialog: Dialog | None) -> SamplingOutcome:
     """Ask the chosen model for the completion; raises `SamplingFailed` with a reason for the server."""
-    provider = _provider_for(center, dialog)
-    model = await choose_model(request, center, dialog)
+    provider, model = await choose_model(request, center, dialog)
     settings = dict(provider.settings)
     settings["max_tokens"] = max(1, min(request.max_tokens or MAX_SAMPLING_TOKENS, MAX_SAMPLING_TOKENS))
     if request.temperature is not None:

@@ -89,6 +89,8 @@ class ChangeFollowing:
                 task = self.loop.create_task(self._refresh_soon())
                 self._background.add(task)
                 task.add_done_callback(self._background.discard)
+        elif method == "notifications/elicitation/complete":  # a URL-mode elicitation finished on its page
+            log.info("MCP server %r: an elicitation in the browser was completed", self.name)
         elif method == "notifications/resources/updated":
             self._resource_updated(str(getattr(getattr(message, "params", None), "uri", "")))
 

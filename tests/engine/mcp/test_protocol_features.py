@@ -110,6 +110,8 @@ async def test_capabilities_are_declared_only_for_what_a_host_answers(llm_server
     without = MCPManager(tmp_path, startup_timeout=20.0)
     try:
         center = center_with(llm_server, without, features())
+        _events, declared = await run_tool(llm_server, center, "f__capabilities")
+        assert json.loads(json.loads(declared)["content"]) == {"roots": {"listChanged": True}}
         _events, result = await run_tool(llm_server, center, "f__ask")
         # No host: elicitation is not declared, so the server's request is refused by the protocol, not answered.
         assert "isError" in result and "elicit" in result.lower()
@@ -126,6 +128,12 @@ async def test_elicitation_form_shows_the_schema_and_the_answer_reaches_the_tool
     assert isinstance(host, Host)
     host.elicit_answer = ElicitationAnswer("accept", {"name": "Ann", "age": 30, "subscribe": True, "colour": "red"})
     center = center_with(llm_server, host_manager, features())
+    _events, declared = await run_tool(llm_server, center, "f__capabilities")
+    assert json.loads(json.loads(declared)["content"]) == {
+        "roots": {"listChanged": True},
+        "elicitation": {"form": {}, "url": {}},
+        "sampling": {},
+    }
     _events, result = await run_tool(llm_server, center, "f__ask")
     assert json.loads(result) == {"content": "hello Ann, 30, subscribe=True, red"}
     [asked] = host.elicited

@@ -108,6 +108,13 @@ async def roots(ctx: Context) -> str:
 
 
 @server.tool(structured_output=False)
+async def capabilities(ctx: Context) -> str:
+    """The capabilities the client declared in initialize, as JSON."""
+    declared = ctx.client_capabilities
+    return declared.model_dump_json(by_alias=True, exclude_none=True) if declared is not None else "null"
+
+
+@server.tool(structured_output=False)
 async def sleepy() -> str:
     """Never answer; note the cancellation in FEATURES_CANCEL_FILE."""
     try:

@@ -118,6 +118,8 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
         self.credentials_file = credentials_file
         #: The user asked to sign in (the MCP screen): OAuth is used even if the config does not say so.
         self.sign_in_requested = False
+        #: The authorization page is being shown: the start-up timeout waits for the person.
+        self.signing_in = False
         self._listen_task: asyncio.Task[None] | None = None
 
     # --- status -------------------------------------------------------------------------------------------
@@ -217,7 +219,7 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
         ready: asyncio.Future[None] = self.loop.create_future()
         self._task = asyncio.create_task(self._own(resolved, transport, ready), name=f"mcp server {self.name}")
         try:
-            await asyncio.wait_for(asyncio.shield(ready), self.startup_timeout)
+            await self._wait_ready(ready)
         except asyncio.CancelledError:
             await asyncio.shield(self._stop_locked(keep_error=False))
             raise
@@ -225,6 +227,18 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
             await self._stop_locked(keep_error=True)
             return error
         return None
+
+    async def _wait_ready(self, ready: asyncio.Future[None]) -> None:
+        """Wait out the start-up timeout — which does not run while the user signs in in the browser."""
+        while True:
+            try:
+                await asyncio.wait_for(asyncio.shield(ready), self.startup_timeout)
+                return
+            except TimeoutError:
+                if not self.signing_in:
+                    raise
+                while self.signing_in and not ready.done():  # bounded by the sign-in's own timeout
+                    await asyncio.sleep(0.2)
 
     def _on_http_error(self, status: int, phrase: str) -> None:
         self._http_refusal = (status, phrase)
@@ -318,10 +332,13 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
             return None
         from .oauth import OAuthSignIn
 
-        sign_in = OAuthSignIn(self.server, self.credentials_file, self.client_side.host)
+        sign_in = OAuthSignIn(self.server, self.credentials_file, self.client_side.host, self._set_signing_in)
         if not (self.server.oauth or self.sign_in_requested or sign_in.storage.has_tokens()):
             return None
         return sign_in.auth()
+
+    def _set_signing_in(self, value: bool) -> None:
+        self.signing_in = value
 
     def _active_call(self) -> ToolCallContext | None:
         return self._calls[-1].context if self._calls else None

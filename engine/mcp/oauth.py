@@ -20,6 +20,7 @@ import asyncio
 import logging
 import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
@@ -172,8 +173,15 @@ class LoopbackCatcher:
 class OAuthSignIn:
     """Everything one server's OAuth needs; `auth()` is the SDK provider to put on the HTTP client."""
 
-    def __init__(self, server: MCPServer, credentials_file: Path, host: MCPHost | None) -> None:
+    def __init__(
+        self,
+        server: MCPServer,
+        credentials_file: Path,
+        host: MCPHost | None,
+        signing_in: Callable[[bool], None] | None = None,
+    ) -> None:
         self.server = server
+        self._signing_in = signing_in or (lambda _value: None)
         self.storage = CredentialsTokenStorage(credentials_file, server)
         self.host = host
         self.catcher = LoopbackCatcher(self.storage.redirect_port or free_port())
@@ -206,6 +214,7 @@ class OAuthSignIn:
             raise SignInNeeded(f"MCP server {self.server.name!r} needs you to sign in, and nothing here can show "
                                "the sign-in page (start the app to sign in)")
         await self.catcher.start()
+        self._signing_in(True)
         self._finished = asyncio.Event()
         self._asking = asyncio.ensure_future(sign_in(self.server.name, url, self._finished))
 
@@ -223,6 +232,7 @@ class OAuthSignIn:
                 f"signing in to MCP server {self.server.name!r} was not finished within {SIGN_IN_TIMEOUT:g} s"
             ) from None
         finally:
+            self._signing_in(False)
             self._finished.set()
             waiting.cancel()
             await self.catcher.close()

@@ -30,12 +30,14 @@ OAUTH_SERVER = Path(__file__).parent / "servers" / "oauth_server.py"
 class Browser:
     """The host's sign-in: remembers the page it was shown and opens it, as a user would."""
 
-    def __init__(self, *, open_page: bool = True) -> None:
+    def __init__(self, *, open_page: bool = True, think: float = 0.0) -> None:
         self.shown: list[tuple[str, str]] = []
         self.open_page = open_page
+        self.think = think
 
     async def sign_in(self, server: str, url: str, finished: asyncio.Event) -> None:
         self.shown.append((server, url))
+        await asyncio.sleep(self.think)
         if self.open_page:
             async with httpx.AsyncClient(follow_redirects=True, timeout=10) as browser:
                 page = await browser.get(url)
@@ -143,5 +145,18 @@ async def test_without_a_host_that_can_show_the_page_the_start_fails_clearly(
     try:
         with pytest.raises(MCPServerError, match="'vault' needs you to sign in"):
             await manager.functions_for([server])
+    finally:
+        await manager.aclose()
+
+
+async def test_a_slow_sign_in_is_not_cut_off_by_the_start_up_timeout(
+    oauth_server: Callable[[int], str], tmp_path: Path
+) -> None:
+    url = oauth_server(3600)
+    server = MCPServer("vault", url=url, oauth=True, timeout=20)
+    browser = Browser(think=4.0)  # the user takes longer than the server may take to start
+    manager = MCPManager(None, host=browser, credentials_file=tmp_path / "credentials.toml", startup_timeout=3)
+    try:
+        assert await call(manager, server, "secret") == "the vault is open"
     finally:
         await manager.aclose()

@@ -57,6 +57,8 @@ class MainScreen(
         Binding("f4", "mcp_servers", "MCP servers", show=False, id="mcp-servers", priority=True),
         Binding("f5", "skills", "Skills", show=False, id="skills", priority=True),
         Binding("f6,ctrl+t", "templates", "Templates", show=False, id="templates", priority=True),
+        Binding("alt+a", "attach_resource", "Attach an MCP resource (also @ in the composer)", show=False,
+                id="attach-resource", priority=True),
         Binding("f7", "rename", "Rename dialog", show=False, id="rename", priority=True),
         Binding("f8", "delete_dialog", "Delete dialog", show=False, id="delete-dialog", priority=True),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False, id="toggle-sidebar"),

@@ -115,7 +115,7 @@ class ImportScreen(ModalFrame[tuple[Path, bool] | None]):
 _FROM_CENTER: Any = object()
 
 
-class MCPServersScreen(SignInActions, ModalFrame[bool]):
+class MCPServersScreen(ModalFrame[bool], SignInActions):
     """Dismisses with True when the configuration changed.
 
     `paths` defaults to the Center's (`center.paths`); None changes the Center only, nothing is saved.

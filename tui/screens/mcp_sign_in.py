@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from textual import work
-from textual.screen import Screen
 
 from visindigo.engine.mcp import ServerState
 
@@ -17,8 +16,11 @@ if TYPE_CHECKING:
     from visindigo.engine import MCPServer
 
 
-class SignInActions(Screen[Any]):
-    """Needs `_selected()`, `_manager`, `_status()`, `_busy` and `_refresh_states()` from the screen."""
+class SignInActions:
+    """A mixin placed after the screen's own base (Textual reads CSS types along the first base only).
+
+    Needs `_selected()`, `_manager`, `_status()`, `_busy` and `_refresh_states()` from the screen.
+    """
 
     if TYPE_CHECKING:
         _manager: Any

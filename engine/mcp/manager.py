@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 #: How long a server may take to start and answer its handshake (a `uvx` first run downloads packages).
 DEFAULT_STARTUP_TIMEOUT = 60.0
-#: A run re-reads the tool list of a server listed longer ago than this (servers may add tools while running).
+#: A run re-reads the tool list of a server listed longer ago than this, unless the server announces its
+#: changes (`listChanged`), which are then read at once instead.
 DEFAULT_LIST_REFRESH = 30.0
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .applog import register_secrets
 from .dialog import Dialog
 from .function import Function, check_function_id
 from .mcp_server import MCPServer
@@ -315,6 +316,7 @@ class Center:
     # --- providers ----------------------------------------------------------------------------------------
 
     def add_provider(self, provider: Provider) -> Center:
+        register_secrets(provider.secrets())  # the app's log masks them (engine/applog.py)
         self._providers[provider.id] = provider
         if not self.default_provider_id:
             self.default_provider_id = provider.id

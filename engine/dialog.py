@@ -29,6 +29,7 @@ from .function import Function, check_function_id
 from .mcp_server import MCPServer
 from .message import Message, Role
 from .prompt import Prompt
+from .sanitize import clean_line
 from .skill import Skill
 
 if TYPE_CHECKING:
@@ -39,6 +40,9 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[Event], None]
 T = TypeVar("T")
+
+#: The longest title a dialog keeps (imports cut longer ones and say so; the screens cut far shorter).
+TITLE_LIMIT = 500
 
 
 class Dialog:
@@ -92,7 +96,8 @@ class Dialog:
 
     @title.setter
     def title(self, value: str) -> None:
-        self._set("_title", value, "title")
+        """Titles come from first messages, template and MCP prompt names, imports: one clean line, cut."""
+        self._set("_title", clean_line(value, TITLE_LIMIT) if value else "", "title")
 
     @property
     def provider_id(self) -> str:

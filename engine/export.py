@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .atomic import write_text_atomic
 from .dialog import Dialog
+from .import_repair import break_cycles, repair_document
 from .message import Message, Role
+from .sanitize import clean_line
 
 if TYPE_CHECKING:
     from .center import Center
@@ -29,6 +31,8 @@ EXPORT_FORMAT = "visindigo.dialogs"
 EXPORT_VERSION = 1
 
 ExportKind = Literal["json", "markdown"]
+#: An export is text; a file beyond this is refused before it is read into memory as JSON.
+MAX_IMPORT_BYTES = 512 * 1024 * 1024
 
 
 class ExportError(ValueError):
@@ -98,10 +102,14 @@ def read_export(text: str | bytes) -> list[dict[str, Any]]:
 
     Raises `ExportError` for text that is not JSON or not a dialog export.
     """
+    if len(text) > MAX_IMPORT_BYTES:
+        raise ExportError(f"{len(text):,} bytes is more than an export can hold ({MAX_IMPORT_BYTES:,} at most)")
     try:
         data = json.loads(text)
     except ValueError as exc:
         raise ExportError(f"not a JSON file ({exc})") from None
+    except RecursionError:
+        raise ExportError("not a dialog export: its JSON is nested too deeply to read") from None
     if isinstance(data, dict) and "dialogs" in data:
         if data.get("format") not in (None, EXPORT_FORMAT):
             raise ExportError(f"not a Visindigo dialog export (format {str(data.get('format'))[:40]!r})")
@@ -127,6 +135,8 @@ def import_json(center: Center, source: str | bytes | os.PathLike[str]) -> Impor
     """
     if isinstance(source, os.PathLike):
         try:
+            if Path(source).stat().st_size > MAX_IMPORT_BYTES:
+                raise ExportError(f"{source} is larger than an export can be ({MAX_IMPORT_BYTES:,} bytes at most)")
             text: str | bytes = Path(source).read_bytes()
         except OSError as exc:
             raise ExportError(f"{source} cannot be read: {exc.strerror or exc}") from None
@@ -138,7 +148,10 @@ def import_json(center: Center, source: str | bytes | os.PathLike[str]) -> Impor
         with contextlib.ExitStack() as stack:
             if center.store is not None:
                 stack.enter_context(center.store.batch())  # one commit for the whole file: all or nothing
-            _import_documents(center, documents, result)
+            try:
+                _import_documents(center, documents, result)
+            except RecursionError:
+                raise ExportError("a dialog in it is nested too deeply to import") from None
     except BaseException:
         for dialog_id in result.imported:  # rolled back in the store: forget them in memory too
             center.remove_dialog(dialog_id)
@@ -146,20 +159,28 @@ def import_json(center: Center, source: str | bytes | os.PathLike[str]) -> Impor
     return result
 
 
-def _import_documents(center: Center, documents: list[dict[str, Any]], result: ImportResult) -> None:
+def _import_documents(center: Center, documents: list[Any], result: ImportResult) -> None:
+    accepted: list[tuple[str, dict[str, Any]]] = []
     for number, document in enumerate(documents, start=1):
         problem = _document_problem(document)
         if problem is not None:
             result.problems.append(f"dialog #{number}: {problem}; not imported")
             continue
         dialog_id = str(document["id"])
-        if dialog_id in result.imported or center.has_dialog(dialog_id):
+        if dialog_id in (d["id"] for _, d in accepted) or center.has_dialog(dialog_id):
             result.duplicates.append(dialog_id)
             continue
+        repaired, repairs = repair_document(document)
+        where = f"dialog #{number} ({clean_line(dialog_id, 12)})"
+        result.problems += [f"{where}: {repair}" for repair in repairs]
+        accepted.append((where, repaired))
+    stored = {s.id: s.branch_from_id for s in center.dialog_summaries()}
+    result.problems += break_cycles([document for _, document in accepted], stored)
+    for _, document in accepted:
         dialog = Dialog(center)
         dialog.from_json(document)
         center.add_dialog(dialog)
-        result.imported.append(dialog_id)
+        result.imported.append(dialog.id)
 
 
 def _document_problem(document: object) -> str | None:
@@ -178,7 +199,7 @@ def _document_problem(document: object) -> str | None:
 def export_markdown(center: Center, dialog_id: str, *, with_branches: bool = False) -> str:
     """The dialog (and its branches) as Markdown for people: one section per dialog, one per message."""
     dialogs = _dialogs(center, dialog_id, with_branches)
-    titles = {d.id: d.title or "Untitled dialog" for d in dialogs}
+    titles = {d.id: clean_line(d.title, 200) or "Untitled dialog" for d in dialogs}
     parts = [_dialog_markdown(d, titles) for d in dialogs]
     return "\n\n---\n\n".join(parts) + "\n"
 

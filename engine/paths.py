@@ -48,6 +48,11 @@ class Paths:
         return self.data_dir / DB_FILE_NAME
 
     @property
+    def logs_dir(self) -> Path:
+        """The app's own log (`visindigo.log`, with --debug) and one log per stdio MCP server."""
+        return self.data_dir / "logs"
+
+    @property
     def lock_file(self) -> Path:
         """Held while a store is open, so a second instance on the same data cannot write over the first."""
         return self.data_dir / LOCK_FILE_NAME

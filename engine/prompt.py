@@ -21,7 +21,7 @@ from .message import Message, Role
 from .templates.fields import TemplateField
 from .templates.render import Segment, resolve_values, segments
 from .templates.syntax import SyntaxProblem, scan
-from .templates.system import Clock, is_system_variable
+from .templates.system import Clock, UserContext, is_system_variable
 
 #: `{{ name }}`: the spec's plain placeholder. Typed placeholders are found by `templates.syntax.scan`.
 PLACEHOLDER = re.compile(r"\{\{\s*([^\W\d][\w.-]*)\s*\}\}")
@@ -62,22 +62,41 @@ class Prompt:
         """Typed placeholders that do not parse (they stay in the text as written), with the reason."""
         return list(scan(self.content).problems)
 
-    def render(self, variables: Mapping[str, object] | None = None, *, clock: Clock | None = None) -> Message:
+    def render(
+        self,
+        variables: Mapping[str, object] | None = None,
+        *,
+        clock: Clock | None = None,
+        user: UserContext | None = None,
+    ) -> Message:
         """A `Role.PROMPT` message named after this prompt.
 
         Each placeholder takes, in order: the caller's value; for a system variable, the clock's value; for a
         typed placeholder, its `default=`. Anything else is left as written. A checkbox value is written as
-        "true" or "false".
+        "true" or "false". `user` gives USER_NAME, USER_LANGUAGE, USER_LOCATION and CLIPBOARD (by default from
+        the environment, with an empty clipboard).
         """
-        return Message(Role.PROMPT, self.fill(variables, clock=clock), name=self.name)
+        return Message(Role.PROMPT, self.fill(variables, clock=clock, user=user), name=self.name)
 
-    def fill(self, variables: Mapping[str, object] | None = None, *, clock: Clock | None = None) -> str:
+    def fill(
+        self,
+        variables: Mapping[str, object] | None = None,
+        *,
+        clock: Clock | None = None,
+        user: UserContext | None = None,
+    ) -> str:
         """The rendered text alone (what `render()` puts in the message)."""
-        return "".join(segment.text for segment in self.segments(variables, clock=clock))
+        return "".join(segment.text for segment in self.segments(variables, clock=clock, user=user))
 
-    def segments(self, variables: Mapping[str, object] | None = None, *, clock: Clock | None = None) -> list[Segment]:
+    def segments(
+        self,
+        variables: Mapping[str, object] | None = None,
+        *,
+        clock: Clock | None = None,
+        user: UserContext | None = None,
+    ) -> list[Segment]:
         """The rendered text in runs, each placeholder left as written marked with its name (for previews)."""
-        values = resolve_values(self.content, self.fields(), variables or {}, clock)
+        values = resolve_values(self.content, self.fields(), variables or {}, clock, user)
         return segments(self.content, values)
 
     def unfilled(self, variables: Mapping[str, object] | None = None) -> list[str]:

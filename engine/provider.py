@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .capability import Capability
 from .env_refs import UnsetVariable, expand
+from .secrets import key_problem
 
 if TYPE_CHECKING:
     from .providers.base import Adapter
@@ -87,14 +88,31 @@ class Provider:
         """The key given explicitly, else the one in the named environment variable, else None.
 
         Surrounding whitespace is dropped: a key pasted with its line end, or read from a file by a shell, would
-        otherwise make every request fail with an illegal-header error instead of working.
+        otherwise make every request fail with an illegal-header error instead of working. A key that still holds
+        a control character is not used at all (None); `key_problem` says where it came from.
         """
-        key = self._api_key or (os.environ.get(self.api_key_env) if self.api_key_env else None)
-        return (key or "").strip() or None
+        key = self._raw_key().strip()
+        return key if key and key_problem(key) is None else None
 
     @api_key.setter
     def api_key(self, value: str | None) -> None:
         self._api_key = value
+
+    def _raw_key(self) -> str:
+        return self._api_key or (os.environ.get(self.api_key_env, "") if self.api_key_env else "")
+
+    def key_problem(self) -> str | None:
+        """Why the configured key cannot be sent, naming the variable or setting (never the key), or None."""
+        key = self._raw_key().strip()
+        problem = key_problem(key) if key else None
+        if problem is None:
+            return None
+        where = (
+            f"the environment variable {self.api_key_env}"
+            if not self._api_key and self.api_key_env
+            else f"the settings of provider {self.id!r}"
+        )
+        return f"the API key in {where} {problem}; it is not sent"
 
     def request_headers(self) -> dict[str, str]:
         """The extra headers as sent: `${VAR}` / `${VAR:-default}` references expanded from the environment now.
@@ -111,7 +129,8 @@ class Provider:
         """What must never be shown: the API key, the values of extra headers whose names suggest a credential
         (`api-key` for Azure, an `Authorization` header, a token header) — servers echo them in error bodies too —
         and whatever a `${VAR}` reference in any header expands to."""
-        found = [self.api_key] if self.api_key else []
+        raw = self._raw_key()
+        found = [key for key in {raw, raw.strip()} if key]
         for name, value in self.headers.items():
             lowered = name.lower()
             if any(word in lowered for word in _CREDENTIAL_HEADER_WORDS) and str(value).strip():

@@ -21,12 +21,14 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .applog import log_text
 from .approval import DENIED_RESULT, Approval, ApprovalCallback, ToolCallRequest
 from .capability import Capability
 from .events import (
@@ -67,6 +69,18 @@ log = logging.getLogger(__name__)
 ALREADY_RUNNING = "this dialog is already generating an answer; wait for it to finish or cancel it first"
 CANCELLED_RESULT = '{"error":"cancelled by the user before this tool finished"}'
 DEFAULT_MAX_TOOL_ROUNDS = 16
+#: Tool calls run per reply; a reply asking for thousands (a looping model) must not run, or show, thousands.
+DEFAULT_MAX_TOOL_CALLS = 32
+
+
+def over_cap_result(asked: int, cap: int) -> str:
+    """The tool result of a call over the cap: the model reads why it did not run and can ask again."""
+    return json.dumps(
+        {
+            "error": f"not run: this reply asked for {asked} tool calls and at most {cap} run per reply "
+            "(the max_tool_calls setting); ask for the remaining ones in a later reply"
+        }
+    )
 
 
 class _Failure(Exception):
@@ -81,6 +95,7 @@ class _Setup:
     system: str
     functions: dict[str, Function]
     max_rounds: int
+    max_calls: int = DEFAULT_MAX_TOOL_CALLS
 
     def request(self, dialog: Dialog) -> ChatRequest:
         return ChatRequest(
@@ -136,6 +151,13 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             rounds += 1
             state = _Round()
             request = setup.request(dialog)
+            started = time.monotonic()
+            log.debug(
+                "round %d of dialog %s: provider %s, model %s, %d messages, %d tools",
+                rounds, dialog.id, setup.provider.id, setup.model.id, len(request.messages), len(request.tools),
+            )
+            if request.messages:
+                log_text(log, "last message", request.messages[-1].content)
             dialog.begin_assistant_message()
             for event in captured:
                 yield event
@@ -176,7 +198,13 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                     f"{setup.provider.name}: the answer is incomplete — the stream ended before the model finished "
                     "(no finish reason). The partial answer was kept; regenerate to try again."
                 )
+            log.debug(
+                "round %d ended after %.2f s: %s%s",
+                rounds, time.monotonic() - started, state.finish.reason if state.finish else "no finish",
+                f", {len(state.calls)} tool calls" if state.calls else "",
+            )
             if failure_text:
+                log.warning("run of dialog %s failed: %s", dialog.id, failure_text)
                 _close_stream(dialog, tool_calls="", meta=_meta(setup, state, "incomplete", failure_text), end=False)
                 dialog._emit(RunFailed(failure_text))
                 done = True
@@ -202,7 +230,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                     yield event
                 return
 
-            for call in calls:
+            for call in calls[: setup.max_calls]:
                 arguments = _preview_arguments(call.arguments)
                 dialog._emit(ToolCallStarted(call.id, call.name, arguments))
                 for event in captured:
@@ -230,6 +258,21 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 for event in captured:
                     yield event
                 captured.clear()
+
+            for call in calls[setup.max_calls :]:  # asked for, but over the cap: answered, not run
+                dialog.append_message(
+                    Message(
+                        Role.TOOL,
+                        over_cap_result(len(calls), setup.max_calls),
+                        name=call.name,
+                        tool_call_id=call.id,
+                        meta={"is_error": True, "over_cap": True},
+                    )
+                )
+            state.unanswered = []
+            for event in captured:
+                yield event
+            captured.clear()
 
             if rounds >= setup.max_rounds:
                 dialog._emit(
@@ -317,7 +360,10 @@ async def _prepare(dialog: Dialog) -> _Setup:
     max_rounds = center.settings.get("max_tool_rounds", DEFAULT_MAX_TOOL_ROUNDS)
     if not isinstance(max_rounds, int) or isinstance(max_rounds, bool) or max_rounds < 1:
         max_rounds = DEFAULT_MAX_TOOL_ROUNDS
-    return _Setup(provider, adapter, model, system, functions, max_rounds)
+    max_calls = center.settings.get("max_tool_calls", DEFAULT_MAX_TOOL_CALLS)
+    if not isinstance(max_calls, int) or isinstance(max_calls, bool) or max_calls < 1:
+        max_calls = DEFAULT_MAX_TOOL_CALLS
+    return _Setup(provider, adapter, model, system, functions, max_rounds, max_calls)
 
 
 def _choose_model(provider: Provider, required: Capability, wants_tools: bool, preferred_id: str) -> ModelInfo:

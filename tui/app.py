@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from visindigo.engine import Center, Dialog
 
 from .commands import MainCommands
+from .crash import CrashLogging
+from .sanitize import clean, clean_line, cut
 from .screens.main import MainScreen
 
 if TYPE_CHECKING:
@@ -70,7 +73,11 @@ def configured_fps(center: Center, options: AppOptions) -> float:
     return DEFAULT_STREAM_FPS
 
 
-class VisindigoApp(App[None]):
+#: The longest notice shown; a longer one (an error body, a huge title) is cut.
+NOTICE_LIMIT = 2000
+
+
+class VisindigoApp(CrashLogging, App[None]):
     """A keyboard-first LLM workstation. ctrl+p lists every command; f1 lists every key."""
 
     TITLE = "Visindigo"
@@ -160,6 +167,35 @@ class VisindigoApp(App[None]):
             self.install_tool_source()
         for notice in self._startup_notices:
             self.notify(notice, severity="warning", timeout=10, markup=False)
+        store = self.center.store
+        if store is not None:
+            store.on_error = self._store_problem
+            if not store.checked_at_open:  # a big store: its integrity check runs while the user works
+                self.run_worker(store.verify, thread=True, group="store-check", exit_on_error=False)
+
+    def _store_problem(self, message: str) -> None:
+        """A store write failed or the store was repaired (possibly from a worker thread): tell the user."""
+        self.notify(message, severity="error", timeout=20, markup=False)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notice leaves for the terminal cleaned: notices quote titles, names and error texts from outside
+        (a title carrying OSC 52 once wrote the clipboard through the "deleted" notice). Thread-safe, as Textual's.
+        """
+        super().notify(
+            cut(clean(message), NOTICE_LIMIT),
+            title=clean_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
 
     async def main_screen_ready(self, screen: MainScreen) -> None:
         """The main screen is mounted: seed the demo, offer first-run setup, or ask the demo's live question."""
@@ -251,12 +287,13 @@ class VisindigoApp(App[None]):
     # --- help and palette -------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
+        from .crash import log_line
         from .key_help import help_sections
         from .screens.help import HelpScreen
 
         keys = self.center.settings.get("keys")
         keymap = keys if isinstance(keys, dict) else None
-        self.push_screen(HelpScreen(help_sections(self, keymap), keymap=keymap))
+        self.push_screen(HelpScreen(help_sections(self, keymap), keymap=keymap, footer=log_line(self.center.paths)))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

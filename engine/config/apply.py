@@ -36,4 +36,22 @@ def apply_config(center: Center, config: Config) -> None:
     )
     if config.max_tool_rounds is not None:
         center.settings["max_tool_rounds"] = config.max_tool_rounds
+    if config.max_tool_calls is not None:
+        center.settings["max_tool_calls"] = config.max_tool_calls
+    if config.enabled_tools:
+        _add_package_tools(center, config)
     center.config = config
+
+
+def _add_package_tools(center: Center, config: Config) -> None:
+    """The package tools enabled for every dialog (`[tools] enabled`); a failure is a config problem."""
+    from ..plugins import load_enabled
+    from .problems import ConfigProblem
+
+    tools, problems = load_enabled(config.enabled_tools, config.allowed_tools)
+    for tool in tools:
+        if center.get_function(tool.id) is None:
+            center.add_function(tool)
+        else:
+            problems.append(f"tools.enabled: {tool.entry.package} offers {tool.id!r}, which another tool has already")
+    config.problems.extend(ConfigProblem(config.config_file, "tools", problem) for problem in problems)

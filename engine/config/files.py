@@ -1,8 +1,10 @@
 """Reading and writing the TOML files: atomically, without losing what the app does not understand.
 
-A write reads the file as it is now, changes only the keys it is asked to change, and replaces the file in one
-`os.replace` (the new text is complete on disk first), so a crash mid-write leaves either the old file or the
-new one. A file with a syntax error is never written over: the user's text would be lost.
+A write reads the file as it is now with tomlkit, which keeps comments, blank lines, key order and the way
+each value is written; changes only the keys it is asked to change; and replaces the file in one `os.replace`
+(the new text is complete on disk first), so a crash mid-write leaves either the old file or the new one. A
+file with a syntax error is never written over: the user's text would be lost. Reading for use (not for a
+change) is `tomllib`, the standard library's reader.
 """
 
 from __future__ import annotations
@@ -13,15 +15,17 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import tomli_w
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.toml_document import TOMLDocument
 
 from ..atomic import write_text_atomic
 from .problems import ConfigError
 
 CONFIG_HEADER = (
     "# Visindigo configuration. Every setting is described in the README (section \"Configuration\").\n"
-    "# Visindigo rewrites this file when you change a setting in the app: keys it does not know are kept,\n"
-    "# comments are not.\n\n"
+    "# Visindigo changes only the settings you change in the app: your comments, order and keys are kept.\n"
+    "# `visindigo config example` prints every setting with its description.\n\n"
 )
 CREDENTIALS_HEADER = (
     "# API keys typed into Visindigo. Readable by you alone (mode 0600); never copy it into config.toml.\n\n"
@@ -37,31 +41,48 @@ def read_toml(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def read_for_update(path: Path) -> dict[str, Any]:
-    """The file's document before a change; raises `ConfigError` rather than let a broken file be replaced."""
+def read_for_update(path: Path) -> TOMLDocument:
+    """The file's document before a change (comments and layout kept); raises `ConfigError` rather than let a
+    broken file be replaced."""
     try:
-        return read_toml(path) or {}
-    except tomllib.TOMLDecodeError as exc:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return tomlkit.document()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"{path} cannot be read: {reason}") from None
+    try:
+        tomllib.loads(text)  # tomlkit accepts a few documents the standard reader rejects; the app reads with this
+        return tomlkit.parse(text)
+    except (tomllib.TOMLDecodeError, TOMLKitError) as exc:
         raise ConfigError(
             f"{path} has a syntax error ({exc}); fix it in an editor first — Visindigo does not write over it, "
             "so nothing in it is lost."
         ) from None
-    except OSError as exc:
-        raise ConfigError(f"{path} cannot be read: {exc.strerror or exc}") from None
 
 
 def write_toml(path: Path, document: dict[str, Any], *, header: str = "", private: bool = False) -> None:
     """Replace `path` atomically with `document`; `private` makes it mode 0600 (credentials).
 
-    A symlink (a dotfiles manager's) is followed, so the file it points to is updated and the link stays.
+    `header` starts a file that is new (or was empty); an existing file keeps its own first lines. A symlink
+    (a dotfiles manager's) is followed, so the file it points to is updated and the link stays.
     """
     target = path.resolve() if path.is_symlink() else path
-    text = header + tomli_w.dumps(document)
+    text = tomlkit.dumps(document)
+    if header and not _has_text(target):
+        text = header + text
     mode = 0o600 if private else _mode_of(target, 0o644)
     try:
         write_text_atomic(target, text, mode=mode, folder_mode=0o700)
     except OSError as exc:
         raise ConfigError(f"{path} cannot be written: {exc.strerror or exc}") from None
+
+
+def _has_text(path: Path) -> bool:
+    try:
+        return bool(path.read_text(encoding="utf-8").strip())
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _mode_of(path: Path, default: int) -> int:

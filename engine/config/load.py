@@ -13,6 +13,7 @@ from typing import Any
 
 from ..mcp_server import MCPServer
 from ..paths import CREDENTIALS_FILE_NAME, Paths
+from ..secrets import key_problem
 from ..skill import Skill
 from .files import is_private, read_toml
 from .model import Config, Credentials
@@ -71,18 +72,30 @@ def _read_credentials(path: Path, problems: list[ConfigProblem]) -> Credentials:
         problems.append(
             ConfigProblem(path, "", f"other users can read this file of API keys; run: chmod 600 {path}")
         )
-    keys = {
-        provider_id: entry["api_key"]
-        for provider_id, entry in data.get("providers", {}).items()
-        if isinstance(entry.get("api_key"), str) and entry["api_key"]
-    }
+    keys = {}
+    for provider_id, entry in data.get("providers", {}).items():
+        key = entry.get("api_key")
+        if not isinstance(key, str) or not key:
+            continue
+        problem = key_problem(key.strip())
+        if problem is not None:
+            where = dotted(("providers", provider_id, "api_key"))
+            problems.append(ConfigProblem(path, where, f"the key {problem}; it is not used"))
+            continue
+        keys[provider_id] = key
     return Credentials(keys)
 
 
 def _check_providers(config: Config, problems: list[ConfigProblem], written: set[str]) -> None:
     providers = config.data.get("providers", {})
     for provider_id, entry in providers.items():
-        if entry.get("api_key"):
+        key = entry.get("api_key")
+        problem = key_problem(key.strip()) if isinstance(key, str) else None
+        if problem is not None:
+            where = dotted(("providers", provider_id, "api_key"))
+            problems.append(ConfigProblem(config.config_file, where, f"the key {problem}; it is not used"))
+            entry.pop("api_key")
+        elif entry.get("api_key"):
             problems.append(
                 ConfigProblem(
                     config.config_file,

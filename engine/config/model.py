@@ -74,6 +74,12 @@ class Config:
         return int(value) if value is not None else None
 
     @property
+    def max_tool_calls(self) -> int | None:
+        """`[run] max_tool_calls` (tool calls run per reply), or None for the run loop's default."""
+        value = self.data.get("run", {}).get("max_tool_calls")
+        return int(value) if value is not None else None
+
+    @property
     def prompt_dir(self) -> Path:
         """The prompt-template folder; a relative path is relative to the config file's folder."""
         configured = self.data.get("prompt_dir")
@@ -81,6 +87,21 @@ class Config:
             return self.config_file.parent / "prompts"
         path = Path(str(configured)).expanduser()
         return path if path.is_absolute() else self.config_file.parent / path
+
+    @property
+    def enabled_tools(self) -> list[str]:
+        """Package tools (entry-point names of `visindigo.tools`) enabled for every dialog; none by default."""
+        return [str(name) for name in self.data.get("tools", {}).get("enabled", [])]
+
+    @property
+    def allowed_tools(self) -> list[str]:
+        """Package tools that run without asking first (like an MCP server's `approval = "allow"`)."""
+        return [str(name) for name in self.data.get("tools", {}).get("allow", [])]
+
+    @property
+    def user(self) -> dict[str, Any]:
+        """`[user]`: name, language and location for templates' USER_* variables."""
+        return dict(self.data.get("user", {}))
 
     @property
     def provider_ids(self) -> list[str]:

@@ -16,7 +16,9 @@ import re
 from typing import Any
 
 #: Keywords that only annotate a schema; they never make an instance invalid.
-_ANNOTATIONS = frozenset({"$schema", "$id", "title", "description", "errorMessage", "default", "examples"})
+_ANNOTATIONS = frozenset(
+    {"$schema", "$id", "title", "description", "errorMessage", "default", "examples", "x-instead-of"}
+)
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
     "array": (list,),

@@ -4,6 +4,11 @@ Unknown keys are allowed everywhere: a newer Visindigo (or the user) may add set
 and they must survive a save. `errorMessage` is ours, not JSON Schema's: the text shown when the subschema
 fails, for checks whose generic message would say nothing useful (or would echo the value, which may be a
 secret).
+
+Every property carries a `description` and an example (`examples`): `visindigo config example` is generated
+from them (engine/config/example.py), and a test fails when a property has neither, so the example cannot
+fall behind the schema. `x-instead-of` marks a property that replaces another (an MCP server's `url` instead
+of its `command`): the example shows it as a comment only.
 """
 
 from __future__ import annotations
@@ -24,18 +29,28 @@ _ENV_NAME: dict[str, Any] = {
 
 _THINKING_BUDGET: dict[str, Any] = {"type": "integer", "minimum": 1024}
 
+
+def doc(schema: dict[str, Any], description: str, example: Any, **more: Any) -> dict[str, Any]:
+    """`schema` with its description and example for the generated example config."""
+    return {**schema, "description": description, "examples": [example], **more}
+
+
 MODEL_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["id"],
     "properties": {
-        "id": {"type": "string", "minLength": 1},
-        "name": {"type": "string"},
-        "capabilities": {"type": "array", "items": {"enum": CAPABILITY_NAMES}},
-        "context_window": _COUNT,
-        "max_output_tokens": _COUNT,
-        "starts_in_thinking": {"type": "boolean"},
-        "extra_body": {"type": "object"},
-        "thinking_budget": _THINKING_BUDGET,
+        "id": doc({"type": "string", "minLength": 1}, "the model id the server knows", "qwen3-8b"),
+        "name": doc({"type": "string"}, "the name shown in the model picker", "Qwen3 8B"),
+        "capabilities": doc(
+            {"type": "array", "items": {"enum": CAPABILITY_NAMES}},
+            "what it can do: text, image, tools, reasoning",
+            ["text", "tools", "reasoning"],
+        ),
+        "context_window": doc(_COUNT, "tokens the model reads at most", 32768),
+        "max_output_tokens": doc(_COUNT, "tokens it writes at most per answer", 8192),
+        "starts_in_thinking": doc({"type": "boolean"}, "the answer starts inside <think> without the tag", True),
+        "extra_body": doc({"type": "object"}, "JSON fields added to every request for this model", {"top_k": 20}),
+        "thinking_budget": doc(_THINKING_BUDGET, "Anthropic: reasoning tokens per answer", 4096),
     },
 }
 
@@ -44,18 +59,28 @@ MODEL_SCHEMA: dict[str, Any] = {
 PROVIDER_SETTINGS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "send_reasoning_with_tool_calls": {"type": "boolean"},
-        "reasoning_field": {"type": "string", "minLength": 1},
-        "max_tokens": {"type": "integer", "minimum": 1},
-        "max_tokens_field": {"type": "string", "minLength": 1},
-        "extra_body": {"type": "object"},
-        "stream_usage": {"type": "boolean"},
-        "max_retries": _COUNT,
-        "retry_base_delay": {"type": "number", "minimum": 0},
-        "max_retry_wait": {"type": "number", "minimum": 0},
-        "default_capabilities": {"type": "array", "items": {"enum": CAPABILITY_NAMES}},
-        "anthropic_version": {"type": "string", "minLength": 1},
-        "thinking_budget": _THINKING_BUDGET,
+        "send_reasoning_with_tool_calls": doc(
+            {"type": "boolean"}, "send reasoning back with tool calls (DeepSeek thinking mode)", True
+        ),
+        "reasoning_field": doc(
+            {"type": "string", "minLength": 1}, "the field the server streams reasoning in", "reasoning_content"
+        ),
+        "max_tokens": doc({"type": "integer", "minimum": 1}, "output limit sent with every request", 4096),
+        "max_tokens_field": doc(
+            {"type": "string", "minLength": 1}, "the request field for that limit", "max_completion_tokens"
+        ),
+        "extra_body": doc({"type": "object"}, "JSON fields added to every request", {"temperature": 0.6}),
+        "stream_usage": doc({"type": "boolean"}, "ask for token counts at the end of the stream", True),
+        "max_retries": doc(_COUNT, "attempts after the first for 429 / 5xx before any byte arrived", 3),
+        "retry_base_delay": doc({"type": "number", "minimum": 0}, "first backoff in seconds, doubled each time", 0.5),
+        "max_retry_wait": doc({"type": "number", "minimum": 0}, "longest Retry-After waited for, seconds", 60),
+        "default_capabilities": doc(
+            {"type": "array", "items": {"enum": CAPABILITY_NAMES}},
+            "capabilities of models the server lists without saying",
+            ["text", "tools"],
+        ),
+        "anthropic_version": doc({"type": "string", "minLength": 1}, "Anthropic: the API version header", "2023-06-01"),
+        "thinking_budget": doc(_THINKING_BUDGET, "Anthropic: reasoning tokens per answer", 4096),
     },
 }
 
@@ -63,21 +88,32 @@ PROVIDER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["kind"],
     "properties": {
-        "kind": {"enum": PROVIDER_KINDS},
-        "name": {"type": "string"},
-        "base_url": {
-            "type": "string",
-            "pattern": "^https?://[^\\s]+$",
-            "errorMessage": "must be an http:// or https:// URL",
-        },
-        "api_key_env": _ENV_NAME,
-        "api_key": {"type": "string"},
-        "headers": _STRING_MAP,
-        "default_model": {"type": "string"},
-        "connect_timeout": _POSITIVE_NUMBER,
-        "read_timeout": _POSITIVE_NUMBER,
-        "settings": PROVIDER_SETTINGS_SCHEMA,
-        "models": {"type": "array", "items": MODEL_SCHEMA},
+        "kind": doc({"enum": PROVIDER_KINDS}, "openai (any OpenAI-compatible endpoint) or anthropic", "openai"),
+        "name": doc({"type": "string"}, "the name shown in the app", "Local llama.cpp"),
+        "base_url": doc(
+            {
+                "type": "string",
+                "pattern": "^https?://[^\\s]+$",
+                "errorMessage": "must be an http:// or https:// URL",
+            },
+            "the API's base URL",
+            "http://127.0.0.1:8080/v1",
+        ),
+        "api_key_env": doc(_ENV_NAME, "the environment variable holding the key", "LOCAL_API_KEY"),
+        "api_key": doc(
+            {"type": "string"},
+            "the key itself — better typed into the app (it goes to credentials.toml, mode 0600)",
+            "sk-...",
+            **{"x-instead-of": "api_key_env"},
+        ),
+        "headers": doc(_STRING_MAP, "extra headers; ${VAR} is expanded at each request", {"X-Client": "visindigo"}),
+        "default_model": doc({"type": "string"}, "the model a new dialog uses", "qwen3-8b"),
+        "connect_timeout": doc(_POSITIVE_NUMBER, "seconds to connect", 10),
+        "read_timeout": doc(_POSITIVE_NUMBER, "seconds to wait for the next bytes of an answer", 300),
+        "settings": doc(PROVIDER_SETTINGS_SCHEMA, "per-provider quirks, read by the adapter", {}),
+        "models": doc(
+            {"type": "array", "items": MODEL_SCHEMA}, "the models it offers (else asked from the server)", []
+        ),
     },
     "if": {"properties": {"kind": {"enum": ["openai", "anthropic"]}}, "required": ["kind"]},
     "then": {"required": ["base_url"]},
@@ -86,9 +122,14 @@ PROVIDER_SCHEMA: dict[str, Any] = {
 SKILL_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "content": {"type": "string"},
-        "file": {"type": "string", "minLength": 1},
-        "description": {"type": "string"},
+        "content": doc({"type": "string"}, "the text added to the system prompt", "Answer briefly."),
+        "file": doc(
+            {"type": "string", "minLength": 1},
+            "or a file holding the text (relative to the config's folder)",
+            "skills/terse.md",
+            **{"x-instead-of": "content"},
+        ),
+        "description": doc({"type": "string"}, "what it is for, shown in the skills screen", "short answers"),
     },
     "anyOf": [{"required": ["content"]}, {"required": ["file"]}],
     "errorMessage": "a skill needs 'content' (the text) or 'file' (a path to it)",
@@ -97,27 +138,51 @@ SKILL_SCHEMA: dict[str, Any] = {
 MCP_SERVER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "command": {"type": "string", "minLength": 1},
-        "args": {"type": "array", "items": {"type": "string"}},
-        "env": _STRING_MAP,
-        "cwd": {"type": "string"},
-        "url": {
-            "type": "string",
-            "pattern": "^https?://[^\\s]+$",
-            "errorMessage": "must be an http:// or https:// URL",
-        },
-        "headers": _STRING_MAP,
-        "type": {"enum": ["stdio", "http", "sse", "streamable-http", "streamable_http", "streamablehttp"]},
-        "disabled": {"type": "boolean"},
-        "enabled": {"type": "boolean"},
-        "timeout": _POSITIVE_NUMBER,
-        "approval": {"enum": ["ask", "read_only", "allow"]},
-        "start_on_launch": {"type": "boolean"},
-        "roots": {"type": "array", "items": {"type": "string"}},
-        "instructions": {"type": "boolean"},
-        "oauth": {"type": "boolean"},
-        "protocol": {"enum": ["handshake", "auto"]},
-        "log_level": {"enum": ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]},
+        "command": doc({"type": "string", "minLength": 1}, "the program, started over stdio", "uvx"),
+        "args": doc({"type": "array", "items": {"type": "string"}}, "its arguments", ["mcp-server-time"]),
+        "env": doc(_STRING_MAP, "environment for it; ${VAR} is expanded", {"TZ": "Europe/Berlin"}),
+        "cwd": doc({"type": "string"}, "the folder it starts in", "~"),
+        "url": doc(
+            {
+                "type": "string",
+                "pattern": "^https?://[^\\s]+$",
+                "errorMessage": "must be an http:// or https:// URL",
+            },
+            "an HTTP server (Streamable HTTP, or legacy SSE)",
+            "https://example.com/mcp",
+            **{"x-instead-of": "command"},
+        ),
+        "headers": doc(
+            _STRING_MAP,
+            "HTTP headers; ${VAR} is expanded",
+            {"Authorization": "Bearer ${TOKEN}"},
+            **{"x-instead-of": "command"},
+        ),
+        "type": doc(
+            {"enum": ["stdio", "http", "sse", "streamable-http", "streamable_http", "streamablehttp"]},
+            "the transport, when it cannot be told from command/url",
+            "stdio",
+        ),
+        "disabled": doc({"type": "boolean"}, "keep it configured but off", False),
+        "enabled": doc({"type": "boolean"}, "the opposite of disabled (VS Code's spelling)", True),
+        "timeout": doc(_POSITIVE_NUMBER, "seconds for it to start and for each call", 30),
+        "approval": doc(
+            {"enum": ["ask", "read_only", "allow"]},
+            "ask: each call needs your OK; read_only: tools marked read-only run at once; allow: none asks",
+            "ask",
+        ),
+        "start_on_launch": doc({"type": "boolean"}, "start it with the app, not at first use", False),
+        "roots": doc({"type": "array", "items": {"type": "string"}}, "folders offered as roots", ["~/src"]),
+        "instructions": doc({"type": "boolean"}, "pass the server's instructions to the model", True),
+        "oauth": doc({"type": "boolean"}, "sign in to this HTTP server with OAuth", False),
+        "protocol": doc(
+            {"enum": ["handshake", "auto"]}, "handshake (initialize) or auto (2026-07-28 if offered)", "handshake"
+        ),
+        "log_level": doc(
+            {"enum": ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]},
+            "least severe log message it sends to its log",
+            "warning",
+        ),
     },
     "anyOf": [{"required": ["command"]}, {"required": ["url"]}],
     "errorMessage": "an MCP server needs 'command' (a program started over stdio) or 'url' (HTTP)",
@@ -127,39 +192,123 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-        "default_provider": {"type": "string"},
-        "default_model": {"type": "string"},
-        "theme": {"type": "string", "minLength": 1},
-        "prompt_dir": {"type": "string", "minLength": 1},
-        "keys": {
-            "type": "object",
-            "additionalProperties": {
-                "type": "string",
-                "minLength": 1,
-                "errorMessage": "must be a key or keys, for example \"ctrl+s\" or \"ctrl+s,f2\"",
+        "default_provider": doc({"type": "string"}, "the provider new dialogs use (a key of [providers])", "local"),
+        "default_model": doc({"type": "string"}, "replaces that provider's default_model", "qwen3-8b"),
+        "theme": doc(
+            {"type": "string", "minLength": 1},
+            "visindigo-dark, visindigo-light, visindigo-high-contrast, visindigo-ansi, a Textual or a user theme",
+            "visindigo-dark",
+        ),
+        "prompt_dir": doc(
+            {"type": "string", "minLength": 1}, "the template folder; relative to this file's folder", "prompts"
+        ),
+        "keys": doc(
+            {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "string",
+                    "minLength": 1,
+                    "errorMessage": "must be a key or keys, for example \"ctrl+s\" or \"ctrl+s,f2\"",
+                },
             },
-        },
-        "run": {
-            "type": "object",
-            "properties": {"max_tool_rounds": {"type": "integer", "minimum": 1, "maximum": 1000}},
-        },
-        "ui": {
-            "type": "object",
-            "properties": {"stream_fps": {"type": "number", "minimum": 0.5, "maximum": 60}},
-        },
-        "providers": {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": PROVIDER_SCHEMA},
-        "skills": {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": SKILL_SCHEMA},
-        "mcp_servers": {
-            "type": "object",
-            "propertyNames": {"minLength": 1},
-            "additionalProperties": MCP_SERVER_SCHEMA,
-        },
+            "key overrides: binding id = \"key\" or \"key1,key2\" (the ids are in the help screen, f1)",
+            {"regenerate": "ctrl+r,f5"},
+        ),
+        "run": doc(
+            {
+                "type": "object",
+                "properties": {
+                    "max_tool_rounds": doc(
+                        {"type": "integer", "minimum": 1, "maximum": 1000},
+                        "tool rounds per run before it stops and asks",
+                        16,
+                    ),
+                    "max_tool_calls": doc(
+                        {"type": "integer", "minimum": 1, "maximum": 1000},
+                        "tool calls run per reply; the rest get a \"not run\" result",
+                        32,
+                    ),
+                },
+            },
+            "how a run goes",
+            {},
+        ),
+        "ui": doc(
+            {
+                "type": "object",
+                "properties": {
+                    "stream_fps": doc(
+                        {"type": "number", "minimum": 0.5, "maximum": 60},
+                        "redraws per second while an answer streams (1-2 for slow SSH links)",
+                        4,
+                    )
+                },
+            },
+            "the screen",
+            {},
+        ),
+        "user": doc(
+            {
+                "type": "object",
+                "properties": {
+                    "name": doc({"type": "string"}, "{{USER_NAME}} in templates (default: your login name)", "Ada"),
+                    "language": doc(
+                        {"type": "string"}, "{{USER_LANGUAGE}} (default: from LANG, as en-GB)", "en-GB"
+                    ),
+                    "location": doc({"type": "string"}, "{{USER_LOCATION}} (default: Unknown)", "Berlin, Germany"),
+                },
+            },
+            "what templates' user variables say",
+            {},
+        ),
+        "tools": doc(
+            {
+                "type": "object",
+                "properties": {
+                    "enabled": doc(
+                        {"type": "array", "items": {"type": "string", "minLength": 1}},
+                        "package tools offered to every dialog (names from `visindigo tools`); none by default",
+                        ["weather"],
+                    ),
+                    "allow": doc(
+                        {"type": "array", "items": {"type": "string", "minLength": 1}},
+                        "package tools that run without asking first (default: each call needs your OK)",
+                        [],
+                    ),
+                },
+            },
+            "tools from installed packages (entry-point group visindigo.tools)",
+            {},
+        ),
+        "providers": doc(
+            {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": PROVIDER_SCHEMA},
+            "the endpoints, one table each",
+            {},
+        ),
+        "skills": doc(
+            {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": SKILL_SCHEMA},
+            "resident system-prompt fragments, for every dialog",
+            {},
+        ),
+        "mcp_servers": doc(
+            {
+                "type": "object",
+                "propertyNames": {"minLength": 1},
+                "additionalProperties": MCP_SERVER_SCHEMA,
+            },
+            "tool servers; the same fields as a Claude Desktop entry",
+            {},
+        ),
         # The name every other client uses; read exactly like `mcp_servers`.
-        "mcpServers": {
-            "type": "object",
-            "propertyNames": {"minLength": 1},
-            "additionalProperties": MCP_SERVER_SCHEMA,
-        },
+        "mcpServers": doc(
+            {
+                "type": "object",
+                "propertyNames": {"minLength": 1},
+                "additionalProperties": MCP_SERVER_SCHEMA,
+            },
+            "the other clients' spelling of [mcp_servers], read the same way",
+            {},
+        ),
     },
 }
 

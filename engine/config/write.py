@@ -1,8 +1,11 @@
 """What the app's screens call to change the config: each call is one atomic rewrite of one file.
 
 Only the keys a call is about change; everything else in the file — settings of a newer version, keys the
-user added by hand — is written back as it was. An API key goes to credentials.toml (mode 0600), never to
-config.toml, and is removed from config.toml if the user had put it there.
+user added by hand, comments, blank lines and the order of it all — is written back as it was (tomlkit). A
+table is changed in place rather than rebuilt, and a value that is already what it should be is not
+touched, so even the comments inside a provider's table stay where the user put them. An API key goes to
+credentials.toml (mode 0600), never to config.toml, and is removed from config.toml if the user had put it
+there.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomlkit
 
 from ..mcp_server import MCPServer
 from ..paths import Paths
@@ -64,8 +69,7 @@ def save_provider(paths: Paths, provider: Provider, *, api_key: str | None = Non
 
     def change(document: dict[str, Any]) -> None:
         providers = _section(document, "providers")
-        old = providers.get(provider.id)
-        entry = dict(old) if isinstance(old, dict) else {}
+        entry = _section(providers, provider.id)
         entry.pop("api_key", None)  # keys belong in credentials.toml
         _put(entry, "kind", provider.kind)
         _put(entry, "name", provider.name if provider.name != provider.id else "")
@@ -78,7 +82,6 @@ def save_provider(paths: Paths, provider: Provider, *, api_key: str | None = Non
         _put(entry, "settings", _toml_safe(dict(provider.settings)))
         old_models = {m.get("id"): m for m in entry.get("models", []) if isinstance(m, dict)}
         _put(entry, "models", [model_entry(m, old_models.get(m.id)) for m in provider.models])
-        providers[provider.id] = entry
 
     update_config(paths, change)
 
@@ -108,10 +111,7 @@ def set_api_key(paths: Paths, provider_id: str, api_key: str) -> None:
     def change(document: dict[str, Any]) -> None:
         providers = _section(document, "providers")
         if api_key:
-            entry = providers.get(provider_id)
-            entry = entry if isinstance(entry, dict) else {}
-            entry["api_key"] = api_key
-            providers[provider_id] = entry
+            _section(providers, provider_id)["api_key"] = api_key
         else:
             entry = providers.get(provider_id)
             if isinstance(entry, dict):
@@ -124,7 +124,7 @@ def set_api_key(paths: Paths, provider_id: str, api_key: str) -> None:
 
 def model_entry(model: ModelInfo, old: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A model's config table; keys of the old table the app does not know are kept."""
-    entry: dict[str, Any] = dict(old or {})
+    entry: dict[str, Any] = _plain(old or {})
     entry.update(_toml_safe(dict(model.extra)))
     entry["id"] = model.id
     _put(entry, "name", model.name)
@@ -178,6 +178,26 @@ def set_max_tool_rounds(paths: Paths, rounds: int) -> None:
     update_config(paths, lambda document: _section(document, "run").__setitem__("max_tool_rounds", rounds))
 
 
+def set_package_tool(paths: Paths, key: str, *, enabled: bool | None = None, allowed: bool | None = None) -> None:
+    """Enable a package tool for every dialog (`[tools] enabled`) and/or let it run without asking
+    (`[tools] allow`); None leaves that list as it is."""
+
+    def change(document: dict[str, Any]) -> None:
+        section = _section(document, "tools")
+        for name, wanted in (("enabled", enabled), ("allow", allowed)):
+            if wanted is None:
+                continue
+            current = [str(item) for item in section.get(name, [])]
+            updated = [*current, key] if wanted and key not in current else current
+            if not wanted:
+                updated = [item for item in current if item != key]
+            _put(section, name, updated)
+        if not section:
+            document.pop("tools", None)
+
+    update_config(paths, change)
+
+
 # --- skills -------------------------------------------------------------------------------------------------
 
 
@@ -185,13 +205,10 @@ def save_skill(paths: Paths, skill: Skill) -> None:
     """Write `[skills.<name>]` with the skill's text (a `file = ...` entry is replaced by the text)."""
 
     def change(document: dict[str, Any]) -> None:
-        section = _section(document, "skills")
-        old = section.get(skill.name)
-        entry = dict(old) if isinstance(old, dict) else {}
+        entry = _section(_section(document, "skills"), skill.name)
         entry.pop("file", None)
-        entry["content"] = skill.content
+        _put(entry, "content", skill.content, keep_empty=True)
         _put(entry, "description", skill.description)
-        section[skill.name] = entry
 
     update_config(paths, change)
 
@@ -217,7 +234,7 @@ def add_mcp_server(paths: Paths, server: MCPServer, *, replace: bool = False) ->
         section = _section(document, "mcp_servers")
         if server.name in section and not replace:
             raise ConfigError(f"{paths.config_file}: an MCP server {server.name!r} exists already")
-        section[server.name] = mcp_entry(server)
+        _replace_table(section, server.name, mcp_entry(server))
 
     update_config(paths, change)
 
@@ -259,7 +276,7 @@ def import_mcp_servers(
             if server.name in section and not replace:
                 result.skipped.append(server.name)
                 continue
-            section[server.name] = mcp_entry(server)
+            _replace_table(section, server.name, mcp_entry(server))
             result.added.append(server.name)
 
     update_config(paths, change)
@@ -270,11 +287,21 @@ def import_mcp_servers(
 
 
 def _section(document: dict[str, Any], name: str) -> dict[str, Any]:
+    """The table `name` of `document`, made (empty) when missing or not a table."""
     value = document.get(name)
     if not isinstance(value, dict):
-        value = {}
-        document[name] = value
+        document[name] = tomlkit.table()
+        value = document[name]
     return value
+
+
+def _replace_table(section: dict[str, Any], name: str, values: Mapping[str, Any]) -> None:
+    """Make `section[name]` hold exactly `values`, in place: keys whose value stays keep their comments."""
+    table = _section(section, name)
+    for key in [key for key in table if key not in values]:
+        del table[key]
+    for key, value in values.items():
+        _put(table, key, value, keep_empty=True)
 
 
 def _remove_entry(paths: Paths, section_name: str, name: str) -> bool:
@@ -291,12 +318,27 @@ def _remove_entry(paths: Paths, section_name: str, name: str) -> bool:
     return found
 
 
-def _put(table: dict[str, Any], key: str, value: Any) -> None:
-    """Set a key, or remove it when the value is empty/default: the file lists only what was chosen."""
-    if value is None or value == "" or value == {} or value == [] or value is False or value == 0:
+def _put(table: dict[str, Any], key: str, value: Any, *, keep_empty: bool = False) -> None:
+    """Set a key, or remove it when the value is empty/default: the file lists only what was chosen.
+
+    A key that already holds `value` is left alone, so its formatting and comments stay as the user wrote them.
+    """
+    if not keep_empty and (value is None or value == "" or value == {} or value == [] or value is False or value == 0):
         table.pop(key, None)
-    else:
+    elif key not in table or _plain(table[key]) != _plain(value):
         table[key] = value
+
+
+def _plain(value: Any) -> Any:
+    """A tomlkit item as plain Python (dicts, lists, str, numbers), for comparing and copying."""
+    unwrap = getattr(value, "unwrap", None)
+    if unwrap is not None:
+        return unwrap()
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _timeout(value: float, default: float) -> float | None:

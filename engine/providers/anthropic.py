@@ -29,11 +29,13 @@ from ._httpx import httpx
 from .base import (
     ChatRequest,
     FinishPart,
+    MalformedEvent,
     ReasoningPart,
     StreamPart,
     TextPart,
     ToolCallPart,
     UsagePart,
+    expect,
 )
 from .history import sendable_history
 from .http import HTTPAdapter, error_text, transport_error
@@ -106,7 +108,13 @@ class AnthropicAdapter(HTTPAdapter):
                             f"the server reported an error mid-answer: {error_text(payload) or 'no details'}",
                             retryable=True,
                         )
-                    for part in message.handle(kind, payload):
+                    try:
+                        parts = message.handle(str(kind), payload)
+                    except MalformedEvent as malformed:
+                        raise self.http.fail(
+                            f"the server sent {malformed}; the answer so far was kept"
+                        ) from None
+                    for part in parts:
                         yield part
                     if message.stopped:
                         break
@@ -130,29 +138,40 @@ class _MessageStream:
         self.stopped = False
 
     def handle(self, kind: str, payload: dict[str, Any]) -> list[StreamPart]:
-        """The parts one event yields; `ping` and event types this version does not know yield none."""
-        index = payload.get("index", -1)
+        """The parts one event yields; `ping` and event types this version does not know yield none.
+
+        Every field read is type-checked: a wrong type is a `MalformedEvent` naming the event, not a TypeError
+        deep inside (an index that is an object once raised "unhashable type").
+        """
         if kind == "content_block_delta":
-            return self._delta(index, payload.get("delta") or {})
+            index = expect(payload.get("index"), int, kind, "index")
+            return self._delta(index, expect(payload.get("delta"), dict, kind, "delta"))
         if kind == "content_block_start":
-            content_block = payload.get("content_block") or {}
-            block = self.blocks[index] = _block(content_block)
-            if block["type"] == "text" and content_block.get("text"):
-                return [TextPart(str(content_block["text"]))]
-            if block["type"] == "thinking" and content_block.get("thinking"):
-                block["thinking"].append(str(content_block["thinking"]))
-                return [ReasoningPart(str(content_block["thinking"]))]
+            index = expect(payload.get("index"), int, kind, "index")
+            content_block = expect(payload.get("content_block"), dict, kind, "content_block")
+            block = self.blocks[index] = _block(content_block, kind)
+            text = expect(content_block.get("text"), str, kind, "content_block.text", optional=True)
+            thinking = expect(content_block.get("thinking"), str, kind, "content_block.thinking", optional=True)
+            if block["type"] == "text" and text:
+                return [TextPart(text)]
+            if block["type"] == "thinking" and thinking:
+                block["thinking"].append(thinking)
+                return [ReasoningPart(thinking)]
         elif kind == "content_block_stop":
+            index = expect(payload.get("index"), int, kind, "index")
             return self._stop_block(self.blocks.pop(index, None))
         elif kind == "message_start":
-            usage = (payload.get("message") or {}).get("usage") or {}
+            message = expect(payload.get("message"), dict, kind, "message", optional=True) or {}
+            usage = expect(message.get("usage"), dict, kind, "message.usage", optional=True) or {}
             self.input_tokens = _int(usage.get("input_tokens"))
             self.cached_tokens = _int(usage.get("cache_read_input_tokens"))
             self.output_tokens = _int(usage.get("output_tokens"))
             self.saw_usage = bool(usage)
         elif kind == "message_delta":
-            self.stop_reason = str((payload.get("delta") or {}).get("stop_reason") or self.stop_reason)
-            usage = payload.get("usage") or {}
+            delta = expect(payload.get("delta"), dict, kind, "delta", optional=True) or {}
+            reason = expect(delta.get("stop_reason"), str, kind, "delta.stop_reason", optional=True)
+            self.stop_reason = reason or self.stop_reason
+            usage = expect(payload.get("usage"), dict, kind, "usage", optional=True) or {}
             if usage:
                 self.saw_usage = True
                 self.output_tokens = _int(usage.get("output_tokens")) or self.output_tokens  # cumulative
@@ -162,21 +181,23 @@ class _MessageStream:
         return []
 
     def _delta(self, index: int, delta: dict[str, Any]) -> list[StreamPart]:
+        kind = "content_block_delta"
         delta_type = delta.get("type")
         if delta_type == "text_delta":
-            text = delta.get("text")
+            text = expect(delta.get("text"), str, kind, "delta.text", optional=True)
             return [TextPart(text)] if text else []
         if delta_type == "thinking_delta":
-            thought = delta.get("thinking")
+            thought = expect(delta.get("thinking"), str, kind, "delta.thinking", optional=True)
             if not thought:
                 return []
-            self.blocks.setdefault(index, _block({"type": "thinking"}))["thinking"].append(thought)
+            self.blocks.setdefault(index, _block({"type": "thinking"}, kind))["thinking"].append(thought)
             return [ReasoningPart(thought)]
         if delta_type == "input_json_delta":
-            self.blocks.setdefault(index, _block({"type": "tool_use"}))["json"].append(delta.get("partial_json") or "")
+            partial = expect(delta.get("partial_json"), str, kind, "delta.partial_json", optional=True)
+            self.blocks.setdefault(index, _block({"type": "tool_use"}, kind))["json"].append(partial or "")
         elif delta_type == "signature_delta":
-            block = self.blocks.setdefault(index, _block({"type": "thinking"}))
-            block["signature"] += str(delta.get("signature") or "")
+            block = self.blocks.setdefault(index, _block({"type": "thinking"}, kind))
+            block["signature"] += expect(delta.get("signature"), str, kind, "delta.signature", optional=True) or ""
         return []
 
     def _stop_block(self, block: dict[str, Any] | None) -> list[StreamPart]:
@@ -205,15 +226,18 @@ class _MessageStream:
         return parts
 
 
-def _block(content_block: dict[str, Any]) -> dict[str, Any]:
+def _block(content_block: dict[str, Any], event: str) -> dict[str, Any]:
+    def text(field: str) -> str:
+        return str(expect(content_block.get(field), str, event, f"content_block.{field}", optional=True) or "")
+
     return {
-        "type": str(content_block.get("type", "")),
-        "id": str(content_block.get("id", "")),
-        "name": str(content_block.get("name", "")),
-        "input": content_block.get("input") or {},
+        "type": text("type"),
+        "id": text("id"),
+        "name": text("name"),
+        "input": expect(content_block.get("input"), dict, event, "content_block.input", optional=True) or {},
         "json": [],
         "thinking": [],
-        "signature": str(content_block.get("signature") or ""),
+        "signature": text("signature"),
         "data": content_block.get("data", ""),
     }
 

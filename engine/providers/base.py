@@ -8,7 +8,6 @@ provider can stand in for a real endpoint by yielding the same parts.
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -16,17 +15,20 @@ from typing import Any, Protocol, runtime_checkable
 from ..env_refs import UnsetVariable
 from ..message import Message
 from ..provider import ModelInfo, Provider
+from ..secrets import redact
 
 __all__ = [
     "Adapter",
     "ChatRequest",
     "FinishPart",
+    "MalformedEvent",
     "ProviderError",
     "ReasoningPart",
     "StreamPart",
     "TextPart",
     "ToolCallPart",
     "UsagePart",
+    "expect",
     "extra_headers",
     "redact",
 ]
@@ -136,6 +138,28 @@ class ProviderError(Exception):
         self.retry_after = retry_after
 
 
+class MalformedEvent(Exception):
+    """A stream event whose fields have the wrong types; the message names the event and the field.
+
+    Raised by the adapters' event readers and turned into a `ProviderError` that keeps the answer so far.
+    """
+
+
+def expect(value: Any, kind: type | tuple[type, ...], event: str, field: str, *, optional: bool = False) -> Any:
+    """`value` when it has the type the wire format promises (None too when `optional`), else `MalformedEvent`."""
+    if value is None and optional:
+        return None
+    if isinstance(value, kind) and not (isinstance(value, bool) and kind in (int, (int,))):
+        return value
+    raise MalformedEvent(f"a {event!r} event whose {field} is {type(value).__name__}, not {_names(kind)}")
+
+
+def _names(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join({"str": "text", "int": "a whole number", "dict": "an object", "list": "a list"}.get(
+        k.__name__, k.__name__) for k in kinds)
+
+
 @runtime_checkable
 class Adapter(Protocol):
     """One provider's wire format. An adapter holds the provider's HTTP client; `aclose` releases it."""
@@ -149,26 +173,6 @@ class Adapter(Protocol):
         ...
 
     async def aclose(self) -> None: ...
-
-
-def redact(text: str, secret: str | None) -> str:
-    """`text` with the secret, and any long piece of it, replaced by "[redacted]".
-
-    Servers echo keys back in error bodies, sometimes shortened ("Incorrect API key provided: sk-proj-abcd****wxyz"),
-    so any run of eight or more key-like characters that is a piece of the key is removed too.
-    """
-    if not secret or not text:
-        return text
-    text = text.replace(secret, "[redacted]")
-    if len(secret) < 8:
-        return text
-    for piece in set(_KEYLIKE.findall(text)):
-        if piece in secret:
-            text = text.replace(piece, "[redacted]")
-    return text
-
-
-_KEYLIKE = re.compile(r"[A-Za-z0-9_\-]{8,}")
 
 
 def extra_headers(provider: Provider) -> dict[str, str]:

@@ -20,7 +20,10 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..applog import http_event_hooks
 from ..provider import Provider
+from ..sanitize import clean, cut
+from ..secrets import key_problem
 from ._httpx import httpx
 from .base import ProviderError, extra_headers, redact
 
@@ -55,6 +58,7 @@ class HTTPTransport:
                     pool=provider.connect_timeout,
                 ),
                 follow_redirects=False,
+                event_hooks=http_event_hooks(),
             )
         return self._client
 
@@ -68,7 +72,8 @@ class HTTPTransport:
         text = f"{self.provider.name}: {message}"
         for secret in self.provider.secrets():
             text = redact(text, secret)
-        return ProviderError(text, **kwargs)
+        # An error body is outside text: it enters the dialog (the message's meta) and every screen cleaned.
+        return ProviderError(cut(clean(text), ERROR_LIMIT), **kwargs)
 
     async def get_json(self, url: str, headers: Mapping[str, str]) -> Any:
         """GET a JSON document (model lists); failures become `ProviderError`."""
@@ -156,6 +161,10 @@ class HTTPTransport:
         )
 
 
+#: The longest error message kept from a server (its body may be a whole HTML page).
+ERROR_LIMIT = 2000
+
+
 class HTTPAdapter:
     """What the two HTTP adapters do alike: hold the provider and its transport, build the headers of a request
     (the wire format adds its own in `_own_headers`, the user's `headers` come last), fetch the model list.
@@ -170,8 +179,17 @@ class HTTPAdapter:
         return {}
 
     def _headers(self, accept: str) -> dict[str, str]:
+        """The request's headers; a key or header value that HTTP cannot carry is a `ProviderError` naming it."""
+        problem = self.provider.key_problem()
+        if problem is not None:
+            raise self.http.fail(problem)
         headers = {"Accept": accept, **self._own_headers()}
-        headers.update(extra_headers(self.provider))
+        for name, value in extra_headers(self.provider).items():
+            if key_problem(value) is not None:
+                raise self.http.fail(
+                    f"the header {name!r} holds a line break or another control character; it cannot be sent"
+                )
+            headers[name] = value
         return headers
 
     async def aclose(self) -> None:
@@ -271,6 +289,9 @@ def _reason(error: BaseException) -> str:
             return "the host name cannot be resolved"
         seen = seen.__cause__ or seen.__context__
     text = str(error).strip()
+    if "header" in text.lower():
+        # h11 quotes the offending header value (an API key, a token) in its message: never show it.
+        return "a request header holds a value HTTP does not allow (values are not shown)"
     return text or type(error).__name__
 
 

@@ -10,9 +10,11 @@ endpoint accepts tools; a model that does not is marked in the config). Images a
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from ..capability import Capability
 from ..provider import ModelInfo, Provider
+from ..sanitize import clean_line
 
 __all__ = ["DEFAULT_LISTED_CAPABILITIES", "ensure_models", "list_models", "merge_models"]
 
@@ -52,13 +54,22 @@ def _default_capabilities(provider: Provider) -> Capability:
     return DEFAULT_LISTED_CAPABILITIES
 
 
+#: The longest model id or name kept from a model list.
+MODEL_ID_LIMIT = 200
+
+
 async def list_models(provider: Provider) -> list[ModelInfo]:
     """The endpoint's models merged with the configured ones; raises `ProviderError` when listing fails.
 
     The provider is not changed; assign the result to `provider.models` to keep it.
     """
-    listed = await provider.adapter.list_models()
-    return merge_models(provider.models, listed, _default_capabilities(provider))
+    # Ids and names are outside text: a control character in one is removed here, where it enters (a server
+    # that lists "gpt\x1b]52;…" gets a 404 for the cleaned id rather than a hostile string on every screen).
+    listed = [
+        replace(model, id=clean_line(model.id, MODEL_ID_LIMIT), name=clean_line(model.name, MODEL_ID_LIMIT))
+        for model in await provider.adapter.list_models()
+    ]
+    return merge_models(provider.models, [model for model in listed if model.id], _default_capabilities(provider))
 
 
 async def ensure_models(provider: Provider, wanted_id: str = "") -> str:

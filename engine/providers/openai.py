@@ -32,12 +32,14 @@ from ._httpx import httpx
 from .base import (
     ChatRequest,
     FinishPart,
+    MalformedEvent,
     ProviderError,
     ReasoningPart,
     StreamPart,
     TextPart,
     ToolCallPart,
     UsagePart,
+    expect,
 )
 from .history import sendable_history
 from .http import HTTPAdapter, error_text, transport_error
@@ -129,9 +131,15 @@ class OpenAIAdapter(HTTPAdapter):
                             )
                         choices = chunk.get("choices")
                         if choices:
+                            if type(choices) is not list or type(choices[0]) is not dict:
+                                raise MalformedEvent(f"a chunk whose choices are {type(choices).__name__}")
                             choice = choices[0]
                             delta = choice.get("delta") or choice.get("message") or {}
+                            if type(delta) is not dict:
+                                raise MalformedEvent(f"a chunk whose delta is {type(delta).__name__}")
                             content = delta.get("content")
+                            if content is not None and type(content) is not str:
+                                expect(content, (str, list), "chunk", "delta.content")
                             if content and type(content) is str:
                                 if splitter.passthrough:
                                     yield TextPart(content)
@@ -140,7 +148,8 @@ class OpenAIAdapter(HTTPAdapter):
                                         yield ReasoningPart(text) if is_reasoning else TextPart(text)
                             if len(delta) > 1 or content is None:
                                 reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-                                if reasoning and isinstance(reasoning, str):
+                                expect(reasoning, str, "chunk", "delta.reasoning", optional=True)
+                                if reasoning:
                                     splitter.server_separates_reasoning()
                                     yield ReasoningPart(reasoning)
                                 tool_calls = delta.get("tool_calls")
@@ -149,7 +158,7 @@ class OpenAIAdapter(HTTPAdapter):
                                 reasoning_details = delta.get("reasoning_details")
                                 if reasoning_details:
                                     details.add(reasoning_details)
-                            reason = choice.get("finish_reason")
+                            reason = expect(choice.get("finish_reason"), str, "chunk", "finish_reason", optional=True)
                             if reason:
                                 if reason == "error":
                                     raise self.http.fail(
@@ -164,6 +173,8 @@ class OpenAIAdapter(HTTPAdapter):
                         break
             except httpx.HTTPError as error:
                 raise self.http.fail(transport_error(error, self.provider) + "; the answer so far was kept") from None
+            except MalformedEvent as malformed:
+                raise self.http.fail(f"the server sent {malformed}; the answer so far was kept") from None
             for is_reasoning, text in splitter.flush():
                 yield ReasoningPart(text) if is_reasoning else TextPart(text)
             for call in calls.finished():
@@ -203,7 +214,10 @@ class OpenAIAdapter(HTTPAdapter):
                 yield ReasoningPart(text) if is_reasoning else TextPart(text)
         calls = _CallAssembler()
         if isinstance(message.get("tool_calls"), list):
-            calls.add(message["tool_calls"])
+            try:
+                calls.add(message["tool_calls"])
+            except MalformedEvent as malformed:
+                raise self.http.fail(f"the server sent {malformed}") from None
         for call in calls.finished():
             yield call
         if isinstance(document.get("usage"), dict):
@@ -305,13 +319,14 @@ class _CallAssembler:
         self._calls: dict[int, dict[str, Any]] = {}
         self._by_id: dict[str, int] = {}
 
-    def add(self, fragments: list[Any]) -> None:
-        for fragment in fragments:
-            if not isinstance(fragment, dict):
-                continue
-            call_id = fragment.get("id") or ""
-            index = fragment.get("index")
-            if not isinstance(index, int):
+    def add(self, fragments: Any) -> None:
+        """Merge a chunk's `tool_calls`; a field of the wrong type is a `MalformedEvent`."""
+        event = "chunk"
+        for fragment in expect(fragments, list, event, "delta.tool_calls"):
+            expect(fragment, dict, event, "a tool_calls entry")
+            call_id = expect(fragment.get("id"), str, event, "tool_calls[].id", optional=True) or ""
+            index = expect(fragment.get("index"), int, event, "tool_calls[].index", optional=True)
+            if index is None:
                 if call_id and call_id in self._by_id:
                     index = self._by_id[call_id]
                 elif call_id or not self._calls:
@@ -324,11 +339,13 @@ class _CallAssembler:
             if call_id and not entry["id"]:
                 entry["id"] = str(call_id)
                 self._by_id[entry["id"]] = index
-            function = fragment.get("function") or {}
-            name = function.get("name")
+            function = expect(fragment.get("function"), dict, event, "tool_calls[].function", optional=True) or {}
+            name = expect(function.get("name"), str, event, "tool_calls[].function.name", optional=True)
             if name and not entry["name"]:
-                entry["name"] = str(name)
-            arguments = function.get("arguments")
+                entry["name"] = name
+            arguments = expect(
+                function.get("arguments"), (str, dict), event, "tool_calls[].function.arguments", optional=True
+            )
             if isinstance(arguments, str):
                 entry["arguments"].append(arguments)
             elif isinstance(arguments, dict):  # some servers send the arguments as an object

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..capability import Capability
 from ..provider import ModelInfo, Provider
@@ -22,9 +22,14 @@ __all__ = ["Pause", "ScriptedAdapter", "Turn", "scripted_provider", "text_turn"]
 
 @dataclass(frozen=True, slots=True)
 class Pause:
-    """Wait this long before the next item of a turn (a slow server, a long thought)."""
+    """Wait this long before the next item of a turn (a slow server, a long thought).
+
+    `reached`, when given, is set as the pause begins: a test waits for it instead of guessing with a sleep
+    how long the run takes to get there.
+    """
 
     seconds: float
+    reached: asyncio.Event | None = field(default=None, compare=False)
 
 
 TurnItem = StreamPart | Pause | BaseException
@@ -63,6 +68,8 @@ class ScriptedAdapter:
         turn = await self._turn_for(request)
         for item in turn:
             if isinstance(item, Pause):
+                if item.reached is not None:
+                    item.reached.set()
                 await asyncio.sleep(item.seconds)
                 continue
             if isinstance(item, BaseException):

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from .errors import StoreLocked
+from .errors import StoreError, StoreLocked
 
 
 class DataDirLock:
@@ -33,7 +33,11 @@ class DataDirLock:
         if self._file is not None:
             return
         # Owner-only, like the rest of the data directory; kept open while the lock is held.
-        handle = open(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600), "r+", encoding="utf-8")  # noqa: SIM115
+        try:
+            descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise StoreError(f"The lock file {self.path} cannot be opened: {exc.strerror or exc}") from None
+        handle = open(descriptor, "r+", encoding="utf-8")  # noqa: SIM115
         try:
             _lock(handle)
         except OSError:
@@ -47,10 +51,17 @@ class DataDirLock:
                 directory=str(self.path.parent),
                 holder=holder if holder.isdigit() else "",
             ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(str(os.getpid()))
+            handle.flush()
+        except OSError as exc:  # a full disk: give the lock back, or it stays held until this process ends
+            with contextlib.suppress(OSError):
+                _unlock(handle)
+            with contextlib.suppress(OSError):
+                handle.close()
+            raise StoreError(f"The lock file {self.path} cannot be written: {exc.strerror or exc}") from None
         self._file = handle
 
     def release(self) -> None:

@@ -12,6 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..message import Message
+from ..sanitize import clean
 
 if TYPE_CHECKING:
     from ..dialog import Dialog
@@ -108,8 +109,12 @@ def dialog_document(row: tuple[Any, ...], messages: list[dict[str, Any]]) -> dic
 
 
 def make_title(text: str, limit: int = 60) -> str:
-    """A dialog title from a user message: its first non-empty line, whitespace collapsed, cut at a word."""
-    for line in text.splitlines():
+    """A dialog title from a user message: its first non-empty line, whitespace collapsed, cut at a word.
+
+    The message is outside text: escape sequences and control characters are removed before anything else,
+    so a title never carries one into the tree, a notice or `visindigo list`.
+    """
+    for line in clean(text[: limit * 64]).splitlines():
         words = line.strip().lstrip("#>*-").split()
         if words:
             title = " ".join(words)

@@ -91,7 +91,38 @@ MIGRATIONS: tuple[Migration, ...] = (
         INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
         """,
     ),
+    Migration(
+        3,
+        "the search index holds the first 100,000 characters of a message",
+        # Trigram-indexing a 5 MB reply took a second of the app's event loop as the reply was saved. Rows longer
+        # than that were indexed whole: they are taken out whole and put back cut, so every later 'delete'
+        # (which must name what was indexed) matches.
+        """
+        DROP TRIGGER messages_fts_insert;
+        DROP TRIGGER messages_fts_delete;
+        DROP TRIGGER messages_fts_update;
+        INSERT INTO messages_fts (messages_fts, rowid, content)
+            SELECT 'delete', id, content FROM messages WHERE length(content) > 100000;
+        INSERT INTO messages_fts (rowid, content)
+            SELECT id, substr(content, 1, 100000) FROM messages WHERE length(content) > 100000;
+        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts (rowid, content) VALUES (new.id, substr(new.content, 1, 100000));
+        END;
+        CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts (messages_fts, rowid, content)
+                VALUES ('delete', old.id, substr(old.content, 1, 100000));
+        END;
+        CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+            INSERT INTO messages_fts (messages_fts, rowid, content)
+                VALUES ('delete', old.id, substr(old.content, 1, 100000));
+            INSERT INTO messages_fts (rowid, content) VALUES (new.id, substr(new.content, 1, 100000));
+        END;
+        """,
+    ),
 )
+
+#: Characters of a message the full-text index holds (migration 3); longer text is found by its beginning.
+INDEXED_CHARACTERS = 100_000
 
 LATEST_VERSION = MIGRATIONS[-1].version
 

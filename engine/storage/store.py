@@ -9,22 +9,25 @@ dialog's events into these calls.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 from ..center import DialogSummary, SearchHit
 from ..dialog import Dialog
 from ..message import Message, Role
 from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
+from ..sanitize import clean_line
 from . import rows
-from .database import open_database, open_read_only
+from .database import CHECK_AT_OPEN_BYTES, open_database, open_read_only, rebuild_damaged
 from .errors import StoreError
 from .lock import DataDirLock
+from .salvage import integrity_problem, is_damage
 from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet, query_terms, split_marks
 from .tracker import DialogTracker
 
@@ -51,9 +54,42 @@ _UPSERT_DIALOG = (
 )
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def survives_damage(
+    *, saved_by_recovery: bool = False
+) -> Callable[[Callable[Concatenate[Store, P], R]], Callable[Concatenate[Store, P], R]]:
+    """Make a store method recover from a damaged file found while it runs, then try once more.
+
+    `saved_by_recovery`: a write about a tracked dialog (the first argument, or its id) needs no second try,
+    because recovering writes every tracked dialog again whole from memory.
+    """
+
+    def wrap(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate[Store, P], R]:
+        @functools.wraps(method)
+        def run(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return method(store, *args, **kwargs)
+            except sqlite3.DatabaseError as error:
+                if store._depth or not is_damage(error):
+                    raise
+                store.recover_from_damage(error)
+            first = args[0] if args else None
+            dialog_id = first.id if isinstance(first, Dialog) else first
+            if saved_by_recovery and dialog_id in store._trackers:
+                return cast(R, None)  # only methods that return nothing say saved_by_recovery
+            return method(store, *args, **kwargs)
+
+        return run
+
+    return wrap
+
+
 def recovered_notice(titles: list[str]) -> str:
     """What to tell the user about replies recovered after a crash, naming the dialogs (up to three)."""
-    named = ", ".join(f"“{title}”" for title in titles[:3])
+    named = ", ".join(f"“{clean_line(title, 60)}”" for title in titles[:3])
     if len(titles) > 3:
         named += f" and {len(titles) - 3} more"
     what = f"A reply in {named} was" if len(titles) == 1 else f"{len(titles)} replies in {named} were"
@@ -75,6 +111,8 @@ class Store:
         self._conn = conn
         self.path = path
         self._lock = lock
+        #: Opened with `open_read_only`: a damaged file is reported, never repaired from here.
+        self.read_only = False
         self._mutex = threading.RLock()
         self._depth = 0
         self._trackers: dict[str, DialogTracker] = {}
@@ -120,7 +158,9 @@ class Store:
         """
         data_dir = paths.data_dir if isinstance(paths, Paths) else Path(paths)
         db_file = data_dir / DB_FILE_NAME
-        return cls(open_read_only(db_file), path=db_file)
+        store = cls(open_read_only(db_file), path=db_file)
+        store.read_only = True
+        return store
 
     def close(self) -> None:
         """Write pending stream checkpoints, stop tracking, close the file and release the lock."""
@@ -168,9 +208,54 @@ class Store:
         with self._transaction():
             yield
 
+    @survives_damage()
     def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._mutex:
             return list(self._conn.execute(sql, parameters))
+
+    @property
+    def checked_at_open(self) -> bool:
+        """Whether opening ran the integrity check (small stores); otherwise call `verify` when there is time."""
+        try:
+            return self.path.stat().st_size <= CHECK_AT_OPEN_BYTES
+        except OSError:
+            return False
+
+    def verify(self) -> str | None:
+        """Run the integrity check now, on a connection of its own (writers go on meanwhile); on damage,
+        recover as `recover_from_damage` does. Returns what was wrong, or None. Safe to call from a thread."""
+        if self.read_only or self._lock is None:
+            return None
+        try:
+            conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        except sqlite3.Error:
+            return None
+        try:
+            problem = integrity_problem(conn)
+        finally:
+            conn.close()
+        if problem is not None:
+            self.recover_from_damage(sqlite3.DatabaseError(problem))
+        return problem
+
+    def recover_from_damage(self, error: sqlite3.DatabaseError) -> None:
+        """The file turned out damaged: move it aside, copy what can be read into a new one, then write every
+        tracked dialog again whole (what is in memory is the newest state). Tells the user through `on_error`.
+
+        A read-only store is not repaired (another process may own the file): that is a `StoreError`.
+        """
+        if self.read_only or self._lock is None:
+            raise StoreError(
+                f"The dialog store {self.path} is damaged ({error}); start Visindigo on it to repair it."
+            ) from None
+        with self._mutex:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn, notice = rebuild_damaged(self.path, str(error))
+            for tracker in list(self._trackers.values()):
+                tracker.dialog_rewritten()
+        self.notices.append(notice)
+        self.report_error(notice + " The dialogs open now were saved again from memory.")
 
     def report_error(self, message: str) -> None:
         log.error("%s", message)
@@ -212,6 +297,7 @@ class Store:
 
     # --- dialogs ------------------------------------------------------------------------------------------
 
+    @survives_damage(saved_by_recovery=True)
     def save_dialog(self, dialog: Dialog) -> None:
         """Write the dialog whole: its row and every message (replacing what was stored)."""
         messages = dialog.messages
@@ -225,6 +311,7 @@ class Store:
             )
             conn.execute("UPDATE dialogs SET message_count = ? WHERE id = ?", (len(messages), dialog.id))
 
+    @survives_damage(saved_by_recovery=True)
     def save_dialog_config(self, dialog: Dialog) -> None:
         """Write the dialog's row (title, provider, model, skills, ...), not its messages."""
         with self._transaction() as conn:
@@ -250,6 +337,7 @@ class Store:
     def dialog_ids(self) -> list[str]:
         return [str(r[0]) for r in self._query("SELECT id FROM dialogs ORDER BY created_at, id")]
 
+    @survives_damage()
     def load_document(self, dialog_id: str) -> dict[str, Any] | None:
         """The dialog as a `Dialog.to_json()` document, or None."""
         with self._mutex:
@@ -269,6 +357,7 @@ class Store:
             ]
         return rows.dialog_document(found, messages)
 
+    @survives_damage()
     def set_title(self, dialog_id: str, title: str) -> bool:
         """Rename a dialog without loading it; False when there is none of that id."""
         with self._transaction() as conn:
@@ -277,6 +366,7 @@ class Store:
             )
             return cursor.rowcount > 0
 
+    @survives_damage()
     def delete_dialog(self, dialog_id: str) -> bool:
         """Delete a dialog, its messages and draft; its branches now branch from its parent."""
         self.untrack(dialog_id)
@@ -313,6 +403,7 @@ class Store:
 
     # --- messages -----------------------------------------------------------------------------------------
 
+    @survives_damage(saved_by_recovery=True)
     def append_message(self, dialog_id: str, position: int, message: Message, *, drop_draft: bool = False) -> None:
         """Insert the message at `position` (one row), optionally ending the stream's draft in the same step."""
         now = time.time()
@@ -324,6 +415,7 @@ class Store:
             if drop_draft:
                 conn.execute("DELETE FROM drafts WHERE dialog_id = ?", (dialog_id,))
 
+    @survives_damage(saved_by_recovery=True)
     def update_message(self, dialog_id: str, position: int, message: Message) -> None:
         assignments = ", ".join(f"{c} = ?" for c in rows.MESSAGE_COLUMNS)
         with self._transaction() as conn:
@@ -335,6 +427,7 @@ class Store:
                 raise StoreError(f"message {position} of dialog {dialog_id} is not in the store")
             conn.execute("UPDATE dialogs SET updated_at = ? WHERE id = ?", (time.time(), dialog_id))
 
+    @survives_damage(saved_by_recovery=True)
     def truncate(self, dialog_id: str, count: int, *, drop_draft: bool = False) -> None:
         """Keep the first `count` messages of the dialog."""
         with self._transaction() as conn:
@@ -352,6 +445,7 @@ class Store:
 
     # --- stream checkpoints -------------------------------------------------------------------------------
 
+    @survives_damage(saved_by_recovery=True)
     def write_draft(self, dialog_id: str, position: int, content: str, reasoning: str, started_at: float) -> None:
         """Save the text of a reply that is still streaming; it becomes a message if the app dies."""
         with self._transaction() as conn:
@@ -363,6 +457,7 @@ class Store:
                 (dialog_id, position, content, reasoning, started_at, time.time()),
             )
 
+    @survives_damage(saved_by_recovery=True)
     def delete_draft(self, dialog_id: str) -> None:
         with self._transaction() as conn:
             conn.execute("DELETE FROM drafts WHERE dialog_id = ?", (dialog_id,))
@@ -372,6 +467,7 @@ class Store:
         found = self._query("SELECT position, content, reasoning FROM drafts WHERE dialog_id = ?", (dialog_id,))
         return (int(found[0][0]), str(found[0][1]), str(found[0][2])) if found else None
 
+    @survives_damage()
     def recover_drafts(self) -> list[str]:
         """Turn the checkpoints left by a crash into assistant messages marked "interrupted"; returns the titles
         of the dialogs concerned.
@@ -403,6 +499,7 @@ class Store:
 
     # --- what the user was typing -------------------------------------------------------------------------
 
+    @survives_damage()
     def save_input_draft(self, dialog_id: str, text: str) -> None:
         """Keep the composer's unsent text of a dialog, so quitting does not lose it."""
         with self._transaction() as conn:
@@ -414,6 +511,7 @@ class Store:
 
     # --- search -------------------------------------------------------------------------------------------
 
+    @survives_damage()
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
         """Dialogs whose messages contain every word of `query`, one hit per dialog, most recent match first.
 
@@ -464,3 +562,4 @@ class Store:
                     if len(hits) >= limit:
                         break
         return list(hits.values())
+

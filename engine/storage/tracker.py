@@ -60,6 +60,11 @@ class DialogTracker:
     """Subscribes to a dialog and writes each change to the store; `detach()` stops it."""
 
     checkpoint_interval: float = CHECKPOINT_INTERVAL
+    #: The clock and the timer of the checkpoints; a test puts a manual clock here instead of sleeping.
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+    schedule: Callable[[float, Callable[[], None]], Callable[[], object]] = staticmethod(
+        lambda delay, callback: _call_later(delay, callback)
+    )
 
     def __init__(self, store: Store, dialog: Dialog) -> None:
         self.store = store
@@ -77,6 +82,12 @@ class DialogTracker:
                 self._guarded(self._checkpoint)
             self._end_stream()
             self._unsubscribe()
+
+    def dialog_rewritten(self) -> None:
+        """The store was rebuilt after damage: write the dialog whole from memory, which is the newest state."""
+        with self._mutex:
+            self._dirty = True
+            self._guarded(self._save_all)
 
     # --- events -------------------------------------------------------------------------------------------
 
@@ -163,12 +174,12 @@ class DialogTracker:
         if stream is None:  # deltas without StreamBegan: treat the first one as the beginning
             stream = self._stream = _Stream(position=self.dialog.message_count, started_at=time.time())
         stream.pending = True
-        now = time.monotonic()
+        now = self.clock()
         due = stream.last_write + self.checkpoint_interval
         if now >= due:
             self._checkpoint()
         elif stream.cancel_timer is None:
-            stream.cancel_timer = _call_later(due - now, self._timer_fired)
+            stream.cancel_timer = self.schedule(due - now, self._timer_fired)
 
     def _timer_fired(self) -> None:
         with self._mutex:
@@ -192,7 +203,7 @@ class DialogTracker:
         )
         stream.written = True
         stream.pending = False
-        stream.last_write = time.monotonic()
+        stream.last_write = self.clock()
 
     def _end_stream(self) -> None:
         stream, self._stream = self._stream, None

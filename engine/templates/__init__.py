@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .fields import FIELD_TYPES, FieldType, TemplateField
 from .syntax import Placeholder, Scan, SyntaxProblem, scan
-from .system import SYSTEM_VARIABLES, Clock, local_now, system_values
+from .system import SYSTEM_VARIABLES, Clock, UserContext, local_now, system_values, user_values
 
 if TYPE_CHECKING:
     from .library import LibraryProblem, TemplateEntry, TemplateError, TemplateLibrary
@@ -51,7 +51,9 @@ __all__ = [
     "TemplateError",
     "TemplateField",
     "TemplateLibrary",
+    "UserContext",
     "local_now",
     "scan",
     "system_values",
+    "user_values",
 ]

@@ -30,7 +30,8 @@ FieldType = Literal[
     "color",
 ]
 
-#: Every type a placeholder may name; other names read as "text" (Open WebUI does the same).
+#: Every type a placeholder may name; other names read as "textarea", as in Open WebUI (whose form falls back
+#: to a multi-line text area for a type it does not know).
 FIELD_TYPES: tuple[FieldType, ...] = get_args(FieldType)
 
 #: Open WebUI's `range` is a number with a slider; a terminal has no slider, so it is a number here.
@@ -62,14 +63,14 @@ _MONTH = re.compile(r"^\d{4}-\d{2}$")
 
 
 def normalise_type(name: str) -> FieldType:
-    """The field type a placeholder's type word stands for; unknown words mean "text"."""
+    """The field type a placeholder's type word stands for; unknown words mean "textarea" (Open WebUI's)."""
     word = name.strip().lower()
     if word in TYPE_ALIASES:
         return TYPE_ALIASES[word]
     for known in FIELD_TYPES:
         if known == word:
             return known
-    return "text"
+    return "textarea"
 
 
 def checkbox_value(value: object) -> str:

@@ -24,7 +24,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-import tomli_w
+import tomlkit
 
 from ..prompt import Prompt
 
@@ -81,17 +81,16 @@ def format_template_file(template: TemplateFile) -> str:
     meta: dict[str, Any] = {"name": prompt.name}
     if prompt.description:
         meta["description"] = prompt.description
-    head = tomli_w.dumps(meta)
+    head = tomlkit.dumps(meta)
     if prompt.tags:
-        # tomli-w spreads every array over several lines; a tag list reads better on one.
         head += "tags = [" + ", ".join(_toml_string(tag) for tag in prompt.tags) + "]\n"
     extra = {key: value for key, value in template.extra.items() if key not in ("name", "description", "tags")}
-    return f"{DELIMITER}\n{head}{tomli_w.dumps(extra)}{DELIMITER}\n\n{prompt.content}\n"
+    return f"{DELIMITER}\n{head}{tomlkit.dumps(extra)}{DELIMITER}\n\n{prompt.content}\n"
 
 
 def _toml_string(text: str) -> str:
-    """A TOML basic string, escaped the way tomli-w escapes one."""
-    return tomli_w.dumps({"x": text})[len("x = ") : -1]
+    """A TOML basic string, escaped as tomlkit escapes one."""
+    return str(tomlkit.string(text).as_string())
 
 
 def _trim_content(body: str, crlf: bool) -> str:

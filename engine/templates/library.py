@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -24,7 +24,6 @@ from .fields import TemplateField
 from .fileformat import SUFFIX, TemplateFile, TemplateFileError, format_template_file, parse_template_file
 from .mcp import MCPPromptSource, MCPPromptTemplate, list_mcp_templates
 from .remembered import RememberedValues
-from .search import search
 
 if TYPE_CHECKING:
     from ..center import Center
@@ -185,11 +184,6 @@ class TemplateLibrary:
             return []
         templates = await list_mcp_templates(chosen, servers)
         return [TemplateEntry(template, "mcp") for template in templates]
-
-    @staticmethod
-    def search(entries: Iterable[TemplateEntry], query: str) -> list[TemplateEntry]:
-        """Fuzzy search by name, then tags, then description; best first."""
-        return search(entries, query, lambda e: (e.name, " ".join(e.tags), e.description))
 
     # --- writing -------------------------------------------------------------------------------------------
 

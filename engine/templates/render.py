@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .fields import TemplateField, checkbox_value
 from .syntax import scan
-from .system import Clock, is_system_variable, local_now, system_values
+from .system import CLOCK_VARIABLES, Clock, UserContext, is_system_variable, local_now, system_values, user_values
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,11 +23,16 @@ class Segment:
 
 
 def resolve_values(
-    content: str, fields: list[TemplateField], given: Mapping[str, object], clock: Clock | None
+    content: str,
+    fields: list[TemplateField],
+    given: Mapping[str, object],
+    clock: Clock | None,
+    user: UserContext | None = None,
 ) -> dict[str, str]:
     """The text for every placeholder name that gets filled; names missing here stay as written.
 
-    Order of precedence: the caller's value, then (system variables) the clock, then the field's default.
+    Order of precedence: the caller's value, then (system variables) the clock or the user's facts (from the
+    environment when `user` is None), then the field's default.
     """
     values: dict[str, str] = {}
     for spec in fields:
@@ -38,7 +43,11 @@ def resolve_values(
             values[spec.name] = spec.default
     names = {p.name for p in scan(content).placeholders if is_system_variable(p.name)}
     if names:
-        system = system_values((clock or local_now)())
+        system: dict[str, str] = {}
+        if names & set(CLOCK_VARIABLES):
+            system.update(system_values((clock or local_now)()))
+        if names - set(CLOCK_VARIABLES):
+            system.update(user_values(user if user is not None else UserContext.from_environment()))
         for name in names:
             values[name] = as_text(given[name]) if name in given else system[name]
     return values

@@ -1,10 +1,11 @@
 """Finding placeholders in template text: plain `{{name}}` and typed `{{name | type:prop=value:flag}}`.
 
-The typed form is the one Open WebUI users know. Values may be quoted ("…" or '…', so they may hold `:` and
-`}}`), JSON-like lists (`options=["a","b"]`) or bare words (`min=1`). Anything that starts like a typed
-placeholder but does not parse is *malformed*: it is not a placeholder, it stays in the text exactly as
-written, and `scan()` reports why so the editor can tell the user. The scanner never raises and never looks
-further than `MAX_SPEC_LENGTH` characters for the end of a placeholder, so any text scans in linear time.
+The typed form is the one Open WebUI users know, including its prefix form `{{name | type=select:…}}`. Values
+may be quoted ("…" or '…', so they may hold `:` and `}}`), JSON-like lists (`options=["a","b"]`) or bare words
+(`min=1`). Anything that starts like a typed placeholder but does not parse is *malformed*: it is not a
+placeholder, it stays in the text exactly as written, and `scan()` reports why so the editor can tell the
+user. The scanner never raises and never looks further than `MAX_SPEC_LENGTH` characters for the end of a
+placeholder, so any text scans in linear time.
 """
 
 from __future__ import annotations
@@ -131,6 +132,13 @@ def _parse_spec(content: str, position: int, name: str) -> tuple[TemplateField, 
         raise _Malformed("a type (text, textarea, select, number, checkbox, date, …) must follow '|'", position)
     type_word = type_match.group(0)
     position = type_match.end()
+    after = _skip(content, position)
+    if type_word.lower() == "type" and content.startswith("=", after):
+        # Open WebUI's prefix form, `{{level | type=select:options=[...]}}`, names the type as a property.
+        value, position = _parse_value(content, _skip(content, after + 1), limit)
+        if not isinstance(value, str) or not _TYPE.fullmatch(value):
+            raise _Malformed("'type=' must name a type (text, textarea, select, number, …)", after)
+        type_word = value
     props: dict[str, str | list[str] | bool] = {}
     while True:
         position = _skip(content, position)

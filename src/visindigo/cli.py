@@ -9,14 +9,17 @@ and exit status 1, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
+import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from visindigo import __version__, dialogs_cli
+from visindigo import __version__, completion, config_cli, dialogs_cli, doctor, tools_cli
+from visindigo.cli_output import say
 
 if TYPE_CHECKING:
     from visindigo.engine import Center
@@ -53,15 +56,46 @@ def _add_run_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> N
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """The top-level parser; its --help ends with the files in use, worked out only when help is printed."""
+
+    def format_help(self) -> str:
+        return super().format_help() + "\n" + _paths_help()
+
+
+def _paths_help() -> str:
+    from visindigo.engine.applog import LOG_ENV
+    from visindigo.engine.paths import HOME_ENV, resolve_paths
+
+    paths = resolve_paths()
+    chosen = f"${HOME_ENV}={os.environ[HOME_ENV]}" if os.environ.get(HOME_ENV) else "platform default"
+    return (
+        f"files ({chosen}; set {HOME_ENV}=DIR to keep everything in DIR/config and DIR/data):\n"
+        f"  config       {paths.config_file}\n"
+        f"  credentials  {paths.credentials_file}\n"
+        f"  data         {paths.data_dir}\n"
+        f"  logs         {paths.logs_dir}  (--debug or {LOG_ENV}=debug)\n"
+        "`visindigo config path --all` lists every location; `visindigo doctor` checks them.\n"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="visindigo",
         description="A full-screen terminal workstation for large language models.",
         epilog="Keys: f1 inside the app. Commands: ctrl+p. Quit: ctrl+q.",
     )
-    parser.add_argument("--version", action="version", version=f"visindigo {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"visindigo {__version__}")
+    parser.add_argument(
+        "--debug",
+        action="count",
+        default=0,
+        help="write a debug log to the logs folder (twice: with message text); also VISINDIGO_LOG=debug|trace",
+    )
     _add_run_options(parser)
-    commands = parser.add_subparsers(dest="command", metavar="{serve,list,export,import}")
+    commands = parser.add_subparsers(
+        dest="command", metavar="{serve,list,export,import,config,doctor,tools,completion}"
+    )
     serve = commands.add_parser(
         "serve",
         help="serve the app to a web browser (textual-serve)",
@@ -72,12 +106,48 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--public-url", default=None, help="URL the browser reaches the server at, behind a proxy")
     _add_run_options(serve, sub=True)
     dialogs_cli.add_commands(commands)
+    config_cli.add_commands(commands)
+    doctor.add_commands(commands)
+    tools_cli.add_commands(commands)
+    completion.add_commands(commands)
     return parser
 
 
 def _fail(message: str) -> int:
-    print(f"visindigo: {message}", file=sys.stderr)
+    from visindigo.engine.sanitize import clean
+
+    print(f"visindigo: {clean(message)}", file=sys.stderr)
     return 1
+
+
+def describe_failure(error: BaseException, command: str) -> str:
+    """One line for an error nothing else caught: what happened and where, never a traceback."""
+    where = f"visindigo {command}" if command else "visindigo"
+    if isinstance(error, OSError):
+        target = f" ({error.filename})" if error.filename else ""
+        return f"{where}: {error.strerror or error}{target}"
+    if isinstance(error, RecursionError):
+        return f"{where}: the data is nested too deeply to read"
+    if isinstance(error, MemoryError):
+        return f"{where}: out of memory (is the file far larger than a dialog export?)"
+    text = str(error).strip()
+    kind = type(error).__name__
+    if type(error).__module__ == "sqlite3":
+        return f"{where}: the dialog store failed: {text or kind}"
+    return f"{where}: unexpected {kind}: {text}" if text else f"{where}: unexpected {kind}"
+
+
+@contextlib.contextmanager
+def cleaned_output() -> Iterator[None]:
+    """Everything the command writes to stdout and stderr goes through the one sanitising function."""
+    from visindigo.engine.sanitize import TerminalWriter
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalWriter(sys.stdout), TerminalWriter(sys.stderr)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 def open_center(args: argparse.Namespace) -> Center:
@@ -140,7 +210,9 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         from textual_serve.server import Server
     except ImportError:
-        return _fail("serving needs textual-serve: pip install 'visindigo[serve]'")
+        from visindigo.install_advice import extra_command
+
+        return _fail(f"serving needs textual-serve: {extra_command('serve', ['textual-serve'])}")
     if args.host not in LOOPBACK_HOSTS:
         print(
             f"visindigo: serving on {args.host}: anyone who can reach this port can use the app, "
@@ -153,13 +225,59 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def start_log(args: argparse.Namespace) -> Path | None:
+    """The debug log when --debug or VISINDIGO_LOG asks for it; a folder that cannot be written is one line."""
+    from visindigo.engine import applog
+    from visindigo.engine.paths import resolve_paths
+
+    level = applog.level_from(args.debug)
+    if level <= 0:
+        return None
+    logs_dir = resolve_paths(config_path=args.config, data_dir=args.data_dir).logs_dir
+    try:
+        return applog.configure(level, logs_dir)
+    except OSError as error:
+        say(f"visindigo: no debug log: cannot write {logs_dir} ({error.strerror or error})", file=sys.stderr)
+        return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    completion.complete_if_asked(parser)
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.fps is not None and not 0.5 <= args.fps <= 60:
         return _fail("--fps must be between 0.5 and 60")
+    if args.command == "completion":
+        return completion.run(args)
+    if args.command in (*config_cli.COMMANDS, *doctor.COMMANDS, *tools_cli.COMMANDS):
+        # these print config problems themselves; without this, logging's last resort repeats them on stderr
+        import logging
+
+        logging.getLogger("visindigo").addHandler(logging.NullHandler())
+    if args.command in config_cli.COMMANDS:
+        return config_cli.run(args)
+    start_log(args)
     if args.command == "serve":
         return run_serve(args)
     if args.command in dialogs_cli.COMMANDS:
-        return dialogs_cli.run(args)
-    return run_app(args)
+        return run_guarded(dialogs_cli.run, args)
+    if args.command in doctor.COMMANDS:
+        return run_guarded(doctor.run, args)
+    if args.command in tools_cli.COMMANDS:
+        return run_guarded(tools_cli.run, args)
+    try:
+        return run_app(args)
+    except Exception as error:
+        return _fail(describe_failure(error, "").removeprefix("visindigo: "))
+
+
+def run_guarded(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """Run a command with its stdout and stderr sanitised and one line, never a traceback, for what escapes it."""
+    with cleaned_output():
+        try:
+            return command(args)
+        except KeyboardInterrupt:
+            return 130
+        except Exception as error:  # the last line of defence
+            print(describe_failure(error, args.command), file=sys.stderr)
+            return 1

@@ -1,9 +1,10 @@
 """`visindigo list`, `visindigo export` and `visindigo import`: the dialog store from the shell.
 
-`list` and `export` only read, so they also work while the app is open: the running app holds the store's lock,
-and they then read what it has saved so far (a reply streaming at that moment is not included). `import`
-writes, so it needs the app closed. A dialog is named by its id or any unique beginning of it, as `list`
-shows them. Problems are one line on stderr and exit status 1, like the rest of the command line.
+`list` and `export` only read: they never take the store's lock, never repair or migrate anything and never
+create the data folder or a store file, so they also work while the app is open (they read what it has saved so
+far; a reply streaming at that moment is not included). `import` writes, so it needs the app closed.
+A dialog is named by its id or any unique beginning of it, as `list` shows them. Problems are one line on
+stderr and exit status 1, like the rest of the command line; everything written is sanitised.
 """
 
 from __future__ import annotations
@@ -81,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
             return _import(args)
         with _reading(args) as center:
             return _list(center) if args.command == "list" else _export(center, args)
+    except NoStore:
+        print("No dialogs yet.", file=sys.stderr)
+        return 0 if args.command == "list" else 1
     except (CommandError, StoreError) as error:
         print(f"visindigo: {error}", file=sys.stderr)
         return 1
@@ -105,16 +109,20 @@ def _center(store: Any, paths: Any) -> Center:
     return center
 
 
+class NoStore(Exception):
+    """There is no dialog store yet: nothing to list or export."""
+
+
 @contextlib.contextmanager
 def _reading(args: argparse.Namespace) -> Iterator[Center]:
-    """The store for reading: opened normally, or read-only beside a running app that holds the lock."""
-    from visindigo.engine.storage import Store, StoreLocked
+    """The store, read-only, without its lock: whether or not the app runs, nothing is created or changed."""
+    from visindigo.engine.paths import DB_FILE_NAME
+    from visindigo.engine.storage import Store
 
     paths = _paths(args)
-    try:
-        store = Store.open(paths)
-    except StoreLocked:
-        store = Store.open_read_only(paths)
+    if not (paths.data_dir / DB_FILE_NAME).exists():
+        raise NoStore
+    store = Store.open_read_only(paths)
     center = _center(store, paths)
     try:
         yield center
@@ -135,21 +143,31 @@ def tree_rows(summaries: list[DialogSummary]) -> Iterator[tuple[int, DialogSumma
     for summary in summaries:
         parent = summary.branch_from_id if summary.branch_from_id in known else ""
         children.setdefault(parent, []).append(summary)
-    stack = [(0, s) for s in reversed(children.get("", []))]
-    while stack:
-        depth, summary = stack.pop()
-        yield depth, summary
-        stack += [(depth + 1, child) for child in reversed(children.get(summary.id, []))]
+    shown: set[str] = set()
+    # Roots first; then anything a cycle of branch_from_id (A from B, B from A) kept from being reached.
+    for start in [*children.get("", []), *summaries]:
+        if start.id in shown:
+            continue
+        stack = [(0, start)]
+        while stack:
+            depth, summary = stack.pop()
+            if summary.id in shown:
+                continue
+            shown.add(summary.id)
+            yield depth, summary
+            stack += [(depth + 1, child) for child in reversed(children.get(summary.id, []))]
 
 
 def _list(center: Center) -> int:
+    from visindigo.engine.sanitize import clean_line
+
     summaries = center.dialog_summaries()
     if not summaries:
         print("No dialogs yet.", file=sys.stderr)
         return 0
     for depth, summary in tree_rows(summaries):
         updated = datetime.fromtimestamp(summary.updated_at).strftime("%Y-%m-%d %H:%M")
-        title = summary.title or "Untitled dialog"
+        title = clean_line(summary.title) or "Untitled dialog"
         count = f"{summary.message_count} message{'' if summary.message_count == 1 else 's'}"
         print(f"{summary.id[:SHORT_ID]}  {updated}  {'  ' * depth}{title}  ({count})")
     return 0
@@ -160,6 +178,8 @@ def _list(center: Center) -> int:
 
 def find_dialog(center: Center, name: str) -> str:
     """The id of the dialog `name` stands for: its id, or the one id that begins with it."""
+    from visindigo.engine.sanitize import clean_line
+
     name = name.strip()
     if not name:
         raise CommandError("name a dialog by its id (see `visindigo list`)")
@@ -167,15 +187,16 @@ def find_dialog(center: Center, name: str) -> str:
         return name
     matches = [s for s in center.dialog_summaries() if s.id.startswith(name)]
     if not matches:
-        raise CommandError(f"no dialog has an id beginning with {name!r} (`visindigo list` shows them)")
+        raise CommandError(f"no dialog has an id beginning with {clean_line(name, 40)!r} (`visindigo list` shows them)")
     if len(matches) > 1:
-        shown = ", ".join(f"{m.id[: len(name) + 4]} ({m.title or 'Untitled'})" for m in matches[:5])
-        raise CommandError(f"{name!r} begins {len(matches)} dialog ids: {shown}; give more of the id")
+        shown = ", ".join(f"{m.id[: len(name) + 4]} ({clean_line(m.title, 40) or 'Untitled'})" for m in matches[:5])
+        raise CommandError(f"{clean_line(name, 40)!r} begins {len(matches)} dialog ids: {shown}; give more of the id")
     return matches[0].id
 
 
 def _export(center: Center, args: argparse.Namespace) -> int:
     from visindigo.engine.export import ExportError, export_text, write_export
+    from visindigo.engine.sanitize import escape_json_for_terminal
 
     kind = args.format or (
         "markdown" if args.output is not None and args.output.suffix.lower() in MARKDOWN_SUFFIXES else "json"
@@ -184,7 +205,9 @@ def _export(center: Center, args: argparse.Namespace) -> int:
     try:
         text = export_text(center, dialog_id, kind=kind, with_branches=args.branches)
         if args.output is None:
-            sys.stdout.write(text)
+            # JSON keeps every character (those a terminal obeys written as \u escapes); Markdown is for reading
+            # and goes out cleaned like all the command line's output.
+            sys.stdout.write(escape_json_for_terminal(text) if kind == "json" else text)
             return 0
         written = write_export(args.output, text)
     except ExportError as error:

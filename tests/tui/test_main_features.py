@@ -128,7 +128,7 @@ async def test_links_open_only_after_confirmation(monkeypatch: pytest.MonkeyPatc
 
 
 async def test_the_drawer_follows_the_stream_live_and_shows_old_messages_reasoning() -> None:
-    turn = [ReasoningPart("step one; "), Pause(0.8), ReasoningPart("step two"), TextPart("done"), FinishPart("stop")]
+    turn = [ReasoningPart("step one; "), Pause(3.0), ReasoningPart("step two"), TextPart("done"), FinishPart("stop")]
     center = make_center([turn])
     old = seeded_dialog(center, [("old question", "old answer")])
     app = make_app(center=center)
@@ -140,7 +140,7 @@ async def test_the_drawer_follows_the_stream_live_and_shows_old_messages_reasoni
         assert screen.drawer.text == "thinking about old question"
         await type_text(pilot, "new")
         await pilot.press("enter")
-        await pilot.pause(0.4)
+        await until(pilot, lambda: screen.drawer.source == "stream" and screen.drawer.text == "step one; ")
         assert screen.drawer.source == "stream"
         assert screen.drawer.text == "step one; "
         await settle(pilot)
@@ -156,7 +156,7 @@ async def test_short_reasoning_reads_from_the_top_and_long_live_reasoning_follow
     """Textual's anchor puts short content at the bottom of a view; the drawer must not (it read as blank)."""
     long_thought = "".join(f"line {n} of a long thought\n" for n in range(80))
     turns = [
-        [ReasoningPart("a short thought"), Pause(0.6), TextPart("one"), FinishPart("stop")],
+        [ReasoningPart("a short thought"), Pause(3.0), TextPart("one"), FinishPart("stop")],
         [ReasoningPart(long_thought[:400]), Pause(0.3), ReasoningPart(long_thought[400:]), Pause(3.0), TextPart("two"),
          FinishPart("stop")],
     ]  # fmt: skip
@@ -166,7 +166,8 @@ async def test_short_reasoning_reads_from_the_top_and_long_live_reasoning_follow
         scroll = screen.drawer.query_one("VerticalScroll")
         await type_text(pilot, "first")
         await pilot.press("enter")
-        await pilot.pause(0.4)
+        await until(pilot, lambda: screen.drawer.source == "stream" and screen.drawer.text == "a short thought")
+        await pilot.pause(0.1)  # one more frame for the layout
         text_widget = screen.drawer.query_one(".text")
         assert screen.drawer.source == "stream" and screen.drawer.text == "a short thought"
         assert text_widget.region.y == scroll.region.y  # at the top, right under the title
@@ -182,6 +183,15 @@ async def test_short_reasoning_reads_from_the_top_and_long_live_reasoning_follow
         assert screen.drawer.source == "stream" and "line 79" in screen.drawer.text
         assert scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y  # following the end
         await settle(pilot)
+
+
+async def until(pilot: Any, condition: Any, timeout: float = 2.5) -> None:
+    """Wait for `condition()` (inside the script's pause) instead of guessing how long the app takes on a loaded
+    machine."""
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
 
 
 # --- tools -------------------------------------------------------------------------------------------------------

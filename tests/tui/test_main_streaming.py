@@ -171,7 +171,8 @@ async def test_long_dialogs_mount_the_end_and_load_earlier_messages_on_demand() 
 
 
 async def test_a_run_goes_on_in_the_background_and_shows_again_when_its_dialog_is_reopened() -> None:
-    slow = [TextPart("Background part one. "), Pause(3.0), TextPart("Part two."), FinishPart("stop")]
+    # The pause outlasts the steps below even on a loaded machine (at 3 s the run sometimes ended first).
+    slow = [TextPart("Background part one. "), Pause(8.0), TextPart("Part two."), FinishPart("stop")]
     app = make_app([slow, answer("quick answer")])
     async with app.run_test(size=(120, 40)) as pilot:
         screen = main_screen(app)

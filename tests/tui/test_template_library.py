@@ -10,6 +10,7 @@ import pytest
 from textual.widgets import Input, OptionList, Static, TextArea
 
 from tests.local_page import serve_page
+from tests.net_guard import fetch_server_env
 from visindigo.engine import Center, Dialog, MCPServer, Message, Prompt, Role
 from visindigo.engine.mcp import MCPManager, MCPPromptInfo, PromptArgument
 from visindigo.engine.templates.library import TemplateLibrary
@@ -302,7 +303,7 @@ async def test_a_real_mcp_servers_prompt_is_listed_filled_and_rendered_by_the_se
     manager = MCPManager(tmp_path / "logs", startup_timeout=20.0)
     center = Center()
     center.tool_source = manager
-    center.add_mcp(MCPServer("fetch", command=sys.executable, timeout=30.0,
+    center.add_mcp(MCPServer("fetch", command=sys.executable, timeout=30.0, env=fetch_server_env(),
                              args=("-m", "mcp_server_fetch", "--ignore-robots-txt", "--allow-private-ips")))
     library = TemplateLibrary(tmp_path / "prompts")
     app = host(library, center.create_dialog())
@@ -404,7 +405,7 @@ async def test_in_the_app_a_server_only_this_dialog_brings_still_offers_its_prom
             screen = main_screen(app)
             assert center.tool_source is None
             screen.dialog.add_mcp(MCPServer("fetch", command=sys.executable, args=("-m", "mcp_server_fetch"),
-                                            timeout=30.0))
+                                            timeout=30.0, env=fetch_server_env()))
             await pilot.press("f6")
             await pilot.pause(0.3)
             library = app.screen

@@ -113,6 +113,7 @@ def test_library_80x24(snap_compare: Any, tmp_path: Path) -> None:
 
 def test_library_search_120x40(snap_compare: Any, tmp_path: Path) -> None:
     """You should see the library after typing "/tr" in the search box: only Translate and Release notes
-    are listed (fuzzy matches of "tr"), Translate highlighted, its details and text on the right.
+    are listed (fuzzy matches of "tr", Textual's matcher), the matched "Tr" of Translate bold and underlined,
+    Translate highlighted, its details and text on the right.
     """
     assert snap_compare(library_app(tmp_path), terminal_size=(120, 40), press=["slash", "t", "r"])

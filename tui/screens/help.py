@@ -10,6 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.dom import DOMNode
 from textual.widgets import DataTable, Input, Static
 
@@ -115,8 +116,10 @@ class HelpScreen(ModalFrame[None]):
     """
 
     def __init__(self, sections: Sequence[HelpSection], *, keymap: Mapping[str, str] | None = None,
-                 title: str = "Keys") -> None:
+                 title: str = "Keys", footer: str = "") -> None:
         super().__init__()
+        #: A line under the table (the app's log file); nothing when empty.
+        self._footer = footer
         self._sections: list[tuple[str, list[HelpRow]]] = []
         seen: set[HelpRow] = set()
         for name, bindings in sections:
@@ -135,6 +138,8 @@ class HelpScreen(ModalFrame[None]):
                                                show_header=False)
             yield table
             yield Static("", id="empty", classes="hint")
+            if self._footer:
+                yield Static(Content(self._footer), id="files", classes="hint")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

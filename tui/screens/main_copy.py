@@ -27,18 +27,21 @@ class CopyPart(MainBase):
             self.copy_text(event.text, event.what)
 
     def copy_text(self, text: str, what: str) -> None:
-        """Copy through OSC 52; the notification says how to fall back to a file."""
+        """Copy through OSC 52, tmux's buffer and the system clipboard as available; the notice says which."""
         if not text:
             self.notify(f"The {what} is empty; nothing copied.", severity="warning")
             return
-        self.app.copy_to_clipboard(text)
+        self.app.copy_to_clipboard(text)  # OSC 52, always: over SSH the only way to the user's own machine
         self.visindigo.last_copied = (text, what)
-        lines = text.count("\n") + 1
-        self.notify(
-            f"Copied the {what} ({len(text):,} characters, {lines} lines) to the terminal clipboard (OSC 52). "
-            "Nothing arrived? alt+s saves it to a file.",
-            markup=False,
-        )
+        self._copy_everywhere(text, what, self.app.is_web)
+
+    @work(group="copy", exclusive=True, exit_on_error=False, thread=True)
+    def _copy_everywhere(self, text: str, what: str, web: bool) -> None:
+        # a thread: tmux and the clipboard tools are subprocesses, which must not hold up the screen
+        from ..copying import copy_text
+
+        result = copy_text(text, what, web=web)
+        self.app.call_from_thread(self.notify, result.notice, markup=False)
 
     def save_text(self, text: str, what: str) -> Path | None:
         directories = [Path.cwd()]

@@ -57,6 +57,13 @@ class ModalsPart(MainBase):
         await self.app.push_screen_wait(SkillsScreen(self.center, self.dialog))
 
     @work(group="modal", exclusive=True, exit_on_error=False)
+    async def action_package_tools(self) -> None:
+        from .package_tools import PackageToolsScreen
+
+        await self.app.push_screen_wait(PackageToolsScreen(self.center, self.dialog))
+        self._refresh_status()
+
+    @work(group="modal", exclusive=True, exit_on_error=False)
     async def action_templates(self) -> None:
         from .template_library import TemplateLibraryScreen
 

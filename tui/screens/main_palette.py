@@ -56,6 +56,9 @@ class PalettePart(MainBase):
             key = keys.get(action)
             shown_help = f"{help_text} ({key})" if key else help_text
             commands.append((title, shown_help, partial(self.run_action, action)))
+        # no key of its own: enabling a package's tools is rare, and every free key is worth more elsewhere
+        commands.append(("Tools from packages", "Enable tools that installed packages offer (visindigo.tools)",
+                         partial(self.run_action, "package_tools")))
         cursor = self.pane.cursor
         if cursor is not None and cursor.index is not None:
             number = cursor.index + 1

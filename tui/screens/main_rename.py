@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, Static
 
+from ..sanitize import clean_line
 from ._common import ModalFrame
 
 TITLE_LIMIT = 120
@@ -23,7 +24,7 @@ class RenameScreen(ModalFrame[str | None]):
 
     def __init__(self, title: str) -> None:
         super().__init__()
-        self._current = title
+        self._current = clean_line(title, TITLE_LIMIT)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="frame") as frame:

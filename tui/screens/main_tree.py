@@ -9,6 +9,7 @@ from visindigo.engine import Dialog
 
 from .. import branches
 from ..messages import DialogsChanged
+from ..sanitize import clean_line
 from ..widgets.dialog_tree import DialogTree, Sidebar
 from .main_base import MainBase
 
@@ -89,7 +90,7 @@ class TreePart(MainBase):
         if summary is None and not self.center.has_dialog(dialog_id):
             self.notify("That dialog is not saved yet; there is nothing to delete.")
             return
-        title = (summary.title if summary else "") or "New dialog"
+        title = clean_line(summary.title if summary else "") or "New dialog"
         branch_count = len(self._tree_index.children.get(dialog_id, []))
         body = f"Delete “{title}” and its {summary.message_count if summary else 0} messages?"
         if branch_count:

@@ -28,7 +28,7 @@ from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Select, Static, TextArea
 
 from visindigo.engine import Message, Prompt
-from visindigo.engine.templates import Clock, TemplateField
+from visindigo.engine.templates import Clock, TemplateField, UserContext
 from visindigo.engine.templates.mcp import MCPPromptTemplate
 
 from ..sanitize import clean
@@ -140,11 +140,14 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
         remembered_values: Mapping[str, str] | None = None,
         *,
         clock: Clock | None = None,
+        user: UserContext | None = None,
     ) -> None:
         super().__init__()
         self.template = template
         self.remembered = dict(remembered_values or {})
         self.clock = clock
+        #: USER_NAME, USER_LANGUAGE, USER_LOCATION and CLIPBOARD; None: from the config, read at mount.
+        self.user = user
         self.fields: list[TemplateField] = template.fields()
         self._submitting = False
         self._server_preview: tuple[dict[str, str], list[Message]] | None = None
@@ -179,6 +182,8 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
     def on_mount(self) -> None:
         self.set_class(self.size.width >= WIDE_WIDTH, "-wide")
         self._offer_completions()
+        if self.user is None:
+            self.user = self._user_context()
         self._refresh_preview()
         if self.fields:
             self.rows()[0].widget.focus()
@@ -199,6 +204,19 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
                 row.widget.suggester = ServerSuggester(
                     source, getattr(template, "server", None), "prompt", info.name, row.spec.name, self.values
                 )
+
+    def _user_context(self) -> UserContext:
+        """The user's facts from `[user]` in the config and the environment; the clipboard is read only when
+        the template uses it (a subprocess), once, so the preview does not run it on every key press."""
+        center = getattr(self.app, "center", None)
+        config = getattr(center, "config", None)
+        user = UserContext.from_environment(config.user if config is not None else None)
+        if isinstance(self.template, Prompt) and "CLIPBOARD" in self.template.variables():
+            from ..copying import read_clipboard
+
+            text, problem = read_clipboard()
+            user = user.with_clipboard(text, problem)
+        return user
 
     # --- reading the form ----------------------------------------------------------------------------------
 
@@ -272,7 +290,7 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
         values = self.render_values()
         parts: list[str | tuple[str, str]] = []
         length = 0
-        for segment in template.segments(values, clock=self.clock):
+        for segment in template.segments(values, clock=self.clock, user=self.user):
             text = clean(segment.text)
             if length + len(text) > PREVIEW_LIMIT:
                 parts.append(text[: PREVIEW_LIMIT - length] + "\n… (preview cut here; the message is complete)")
@@ -289,6 +307,8 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
             lines.append("Still to fill in (required): " + ", ".join(clean(name) for name in needed))
         if optional:
             lines.append("Left as written (optional, empty): " + ", ".join("{{" + clean(n) + "}}" for n in optional))
+        if self.user is not None and self.user.clipboard is None and "CLIPBOARD" in template.variables():
+            lines.append(f"{{{{CLIPBOARD}}}} is empty: {clean(self.user.clipboard_problem)}")
         malformed = template.problems()
         lines.extend(f"Not a placeholder, left as written — {clean(str(problem))}" for problem in malformed[:3])
         if len(malformed) > 3:
@@ -341,7 +361,7 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
         if isinstance(template, MCPPromptTemplate):
             self.run_worker(self._ask_server(send), exclusive=True, group="server", exit_on_error=False)
             return
-        message = template.render(self.render_values(), clock=self.clock)
+        message = template.render(self.render_values(), clock=self.clock, user=self.user)
         self.dismiss(TemplateResult(message, send, self.values(), template_name=template.name))
 
     async def _ask_server(self, send: bool | None) -> None:

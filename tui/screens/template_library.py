@@ -28,6 +28,7 @@ from visindigo.engine.templates.library import TemplateEntry, TemplateError, Tem
 from visindigo.engine.templates.mcp import MCPPromptTemplate
 
 from ..sanitize import clean
+from ..template_search import highlight, search
 from ._common import ModalFrame
 from .confirm import ConfirmScreen
 from .template_editor import SaveCallback, TemplateEditorScreen
@@ -170,11 +171,12 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
 
     def _refresh_list(self, keep: TemplateEntry | None = None) -> None:
         query = self.query_one("#search", Input).value
-        self._shown = TemplateLibrary.search(self.entries(), query)
+        self._shown = search(self.entries(), query, lambda e: (e.name, " ".join(e.tags), e.description))
         option_list = self.query_one("#list", OptionList)
         option_list.clear_options()
         option_list.add_options(
-            Option(Content.assemble(clean(e.name), ("  " + _SOURCE_WORDS[e.source], "dim"))) for e in self._shown
+            Option(Content.assemble(highlight(clean(e.name), query), ("  " + _SOURCE_WORDS[e.source], "dim")))
+            for e in self._shown
         )
         if self._shown:
             index = next((i for i, e in enumerate(self._shown) if keep is not None and e.key == keep.key), 0)

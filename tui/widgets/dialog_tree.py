@@ -22,7 +22,7 @@ from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from ..branches import TreeIndex
-from ..sanitize import clean
+from ..sanitize import clean, clean_line
 
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 #: Seconds of quiet typing before a search runs.
@@ -45,7 +45,7 @@ def dialog_label(title: str, ordinal: int, *, running: bool = False, current: bo
     mark = ordinal_mark(ordinal)
     if mark:
         text.append(f"{mark} ", style="dim")
-    name = " ".join(clean(title).split()) or "New dialog"
+    name = clean_line(title) or "New dialog"
     text.append(name, style="bold" if current else "")
     return text
 
@@ -149,7 +149,7 @@ class DialogTree(Tree[str]):
         self._dialog_nodes = {}
         self._hits = {}
         for number, hit in enumerate(hits):
-            label = Text(" ".join(clean(hit.title).split()) or "New dialog", style="bold")
+            label = Text(clean_line(hit.title) or "New dialog", style="bold")
             if hit.snippet:
                 label.append("  " + " ".join(clean(hit.snippet).split()), style="dim")
             key = f"{hit.dialog_id}#{number}"

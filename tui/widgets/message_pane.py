@@ -37,6 +37,15 @@ def _message_view() -> type[MessageView]:
 
     return MessageView
 
+def _over_cap_run_continues(dialog: Dialog, index: int) -> bool:
+    """Whether message `index` is a "not run: over the cap" result following another one (see run_loop)."""
+    return (
+        index > 0
+        and bool(dialog.message_at(index).meta.get("over_cap"))
+        and bool(dialog.message_at(index - 1).meta.get("over_cap"))
+    )
+
+
 #: Messages mounted when a dialog opens, and per step when scrolling up.
 BATCH = 40
 #: How close to the top (in lines) scrolling must come to load the previous batch.
@@ -259,7 +268,8 @@ class MessagePane(VerticalScroll, can_focus=True):
             await self.remove_children()
             self._marker = EarlierMarker(Content(""))
             self._marker.set_count(start)
-            await self.mount_all([self._marker, *(self._make_view(i) for i in range(start, count))])
+            views = [self._make_view(i) for i in range(start, count) if not _over_cap_run_continues(dialog, i)]
+            await self.mount_all([self._marker, *views])
             if run is not None and run.running:
                 for call_id, (function_id, arguments) in run.running_tools.items():
                     await self.tool_started(call_id, function_id, arguments)
@@ -346,9 +356,13 @@ class MessagePane(VerticalScroll, can_focus=True):
 
     async def message_added(self, index: int) -> None:
         """The dialog gained message `index`: bind the view waiting for it, or mount a new one."""
-        if self.dialog is None or self.view_for(index) is not None or index < self._first:
+        if self.dialog is None or index < self._first:
             return
         message = self.dialog.message_at(index)
+        if _over_cap_run_continues(self.dialog, index):  # one block stands for all the calls over the cap
+            return
+        if self.view_for(index) is not None:
+            return
         stream = self._stream_view
         if message.role is Role.ASSISTANT and stream is not None and stream.index is None:
             self._stream_view = None

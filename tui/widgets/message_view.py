@@ -30,9 +30,12 @@ from visindigo.engine import Message, Role
 
 from ..sanitize import StreamCleaner, clean
 from .live_markdown import LiveMarkdown
+from .long_text import FOLD_LIMIT, MARKDOWN_LIMIT, FoldNote, LongText, fold
 
 #: Characters of a tool result or arguments shown in a block; the model received all of it.
 TOOL_TEXT_LIMIT = 20_000
+#: Tool calls of one reply listed under it; the rest are counted.
+CALLS_SHOWN = 12
 #: Characters of a tool call summary in the block's title line.
 SUMMARY_LIMIT = 60
 
@@ -255,6 +258,9 @@ class MessageView(Widget):
         self._cleaner: StreamCleaner | None = None
         self._alternatives: tuple[int, int] | None = None
         self._tool_state: dict[str, Any] = {}
+        #: A message longer than FOLD_LIMIT shows its beginning until enter unfolds it (see long_text).
+        self._unfolded = False
+        self._received = 0
         self._set_status_classes()
 
     # --- composing ---------------------------------------------------------------------------------------
@@ -270,18 +276,44 @@ class MessageView(Widget):
         message = self.message
         if message.role is Role.ASSISTANT:
             if message.content or self.streaming or not message.tool_calls:
-                yield LiveMarkdown(clean(message.content), live=self.streaming, classes="body")
-            for call in message.parsed_tool_calls():
+                text, hidden = self._shown(message.content)
+                if self._unfolded and len(text) > FOLD_LIMIT:
+                    yield LongText(text, markdown=len(text) <= MARKDOWN_LIMIT, classes="body")
+                else:
+                    yield LiveMarkdown(text, live=self.streaming, classes="body")
+                if hidden:
+                    yield FoldNote(hidden)
+            calls = message.parsed_tool_calls()
+            for call in calls[:CALLS_SHOWN]:
                 function = call.get("function") or {}
                 signature = call_signature(str(function.get("name", "?")), function.get("arguments") or "")
                 yield Static(Content.assemble(("→ ", "dim"), signature), classes="plain calls")
+            if len(calls) > CALLS_SHOWN:
+                yield Static(Content(f"→ … and {len(calls) - CALLS_SHOWN:,} more calls"), classes="plain calls")
         elif message.role is Role.TOOL:
             yield self._tool_block()
         else:
-            text = clean(message.content)
+            text, hidden = self._shown(message.content)
             if message.role is Role.PROMPT and message.name:
                 text = f"[{clean(message.name)}]\n{text}"
-            yield Static(Content(text), classes="plain body")
+            if len(text) > FOLD_LIMIT:
+                yield LongText(text, classes="plain body")
+            else:
+                yield Static(Content(text), classes="plain body")
+            if hidden:
+                yield FoldNote(hidden)
+
+    def _shown(self, content: str) -> tuple[str, int]:
+        """The cleaned text to show and how many characters are folded away (0 once unfolded)."""
+        if self._unfolded or len(content) <= FOLD_LIMIT:
+            return clean(content), 0
+        head, hidden = fold(content)
+        return clean(head), hidden
+
+    @property
+    def folds(self) -> bool:
+        """Whether this message is long enough to be folded."""
+        return len(self.message.content) > FOLD_LIMIT
 
     def on_mount(self) -> None:
         self._refresh_meta()
@@ -354,9 +386,21 @@ class MessageView(Widget):
         if self._stream is None or self._cleaner is None:
             return
         text = self._cleaner.feed(fragment)
-        if text:
-            self.message.content += text
-            await self._stream.write(text)
+        if not text:
+            return
+        self._received += len(text)
+        shown = len(self.message.content)
+        if shown < FOLD_LIMIT:  # past the fold only the count moves: a 5 MB reply never reaches the Markdown
+            head = text[: FOLD_LIMIT - shown]
+            self.message.content += head
+            await self._stream.write(head)
+        if self._received > FOLD_LIMIT:
+            hidden = self._received - len(self.message.content)
+            notes = self.query(FoldNote)
+            if notes:
+                notes.first().show(hidden, receiving=True)
+            else:
+                await self.query_one(".main", Vertical).mount(FoldNote(hidden, receiving=True), before=".meta")
 
     def streamed_lines(self) -> tuple[int, int]:
         """(lines the streamed text takes, lines its Markdown widget occupies including reserved room)."""
@@ -399,9 +443,11 @@ class MessageView(Widget):
         if markdowns and (message.content or not message.tool_calls):
             markdown = markdowns.first()
             markdown.live = False
-            await markdown.update(clean(message.content))
-            calls = self.query(".calls")
-            await calls.remove()
+            text, hidden = self._shown(message.content)
+            await markdown.update(text)
+            await self.query(".calls, FoldNote").remove()
+            if hidden:
+                await self.query_one(".main", Vertical).mount(FoldNote(hidden), before=".meta")
             main = self.query_one(".main", Vertical)
             meta = main.query_one(".meta")
             widgets = [w for w in self._compose_body() if not isinstance(w, Markdown)]
@@ -442,6 +488,9 @@ class MessageView(Widget):
         result = state.get("result", self.message.content)
         is_error = bool(state.get("is_error", self.message.meta.get("is_error", looks_like_error(str(result)))))
         duration = state.get("duration", self.message.meta.get("duration"))
+        if self.message.meta.get("over_cap"):
+            name = "not run"
+            arguments = "over the max_tool_calls cap: these calls and the ones after it got that as their result"
         if running:
             tail = str(state.get("progress") or "running…")
         else:  # the duration before the result, so a long result cut off at the edge does not hide it
@@ -496,8 +545,19 @@ class MessageView(Widget):
                 top, right, _bottom, left = last.styles.margin
                 last.styles.margin = (top, right, 0, left)
 
+    async def toggle_fold(self) -> bool:
+        """Show all of a folded message, or fold it again; False when it is not long enough to fold."""
+        if not self.folds or self.streaming:
+            return False
+        self._unfolded = not self._unfolded
+        await self.recompose_body()
+        return True
+
     def toggle_tool(self) -> bool:
-        """Expand or collapse this view's tool block; False when it has none."""
+        """Expand or collapse this view's tool block, or unfold a long message; False when it has neither."""
+        if self.folds and not self.query(Collapsible):
+            self.run_worker(self.toggle_fold(), group="fold", exclusive=True, exit_on_error=False)
+            return True
         blocks = self.query(Collapsible)
         for block in blocks:
             block.collapsed = not block.collapsed

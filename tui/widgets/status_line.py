@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from textual.content import Content
 from textual.widget import Widget
 
-from ..sanitize import clean
+from ..sanitize import clean_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +58,8 @@ class StatusLine(Widget):
         if info == self.info and self.content.plain:
             return
         self.info = info
-        provider = clean(info.provider) or "no provider"
-        model = clean(info.model) or "no model"
+        provider = clean_line(info.provider, 40) or "no provider"
+        model = clean_line(info.model, 60) or "no model"
         pieces: list[tuple[str, str] | str] = [(provider, "bold"), " · ", model]
         if info.marks:
             pieces += [" · ", (info.marks, "bold")]

@@ -34,6 +34,7 @@ def test_apply_registers_providers_skills_servers_and_settings(paths: Paths) -> 
         "prompt_dir": str(paths.config_dir / "prompts"),
         "default_model": "deepseek-chat",
         "max_tool_rounds": 16,
+        "max_tool_calls": 32,
     }
     assert center.config is config
 

@@ -46,7 +46,7 @@ def test_the_readme_example_loads_without_a_problem(paths: Paths) -> None:
         "deepseek-chat",
         "visindigo-dark",
     )
-    assert config.max_tool_rounds == 16
+    assert config.max_tool_rounds == 16 and config.max_tool_calls == 32
     assert config.keys == {"new-dialog": "ctrl+n", "regenerate": "ctrl+r,f5"}
     assert config.prompt_dir == paths.config_dir / "prompts"
     assert {s.name: s.content for s in config.skills} == {

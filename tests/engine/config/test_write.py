@@ -87,7 +87,7 @@ temperature = 0.3
         "capabilities": ["text", "tools"],
         "context_window": 64000,
     }
-    assert "# my notes" not in paths.config_file.read_text(encoding="utf-8")  # documented: comments are not kept
+    assert "# my notes" in paths.config_file.read_text(encoding="utf-8")  # comments are kept (tomlkit)
     with pytest.raises(ConfigError, match="no provider 'zz'"):
         cfg.update_provider(paths, Provider("zz", kind="scripted"))
 
@@ -228,3 +228,13 @@ def test_a_bad_import_file_changes_nothing(paths: Paths, tmp_path: Path) -> None
     with pytest.raises(ConfigError, match="cannot be read"):
         cfg.import_mcp_servers(paths, tmp_path / "missing.json")
     assert paths.config_file.read_bytes() == before
+
+
+def test_package_tools_are_enabled_and_allowed_in_the_config(paths: Paths) -> None:
+    cfg.set_package_tool(paths, "weather", enabled=True)
+    cfg.set_package_tool(paths, "units", enabled=True, allowed=True)
+    config, _ = load_config(paths)
+    assert (config.enabled_tools, config.allowed_tools) == (["weather", "units"], ["units"])
+    cfg.set_package_tool(paths, "units", enabled=False, allowed=False)
+    cfg.set_package_tool(paths, "weather", enabled=False)
+    assert "tools" not in read(paths.config_file)

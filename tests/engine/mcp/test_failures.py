@@ -48,7 +48,7 @@ async def test_a_crash_mid_call_is_an_error_result_and_the_next_use_restarts_it(
 
 async def test_a_call_that_never_answers_times_out_and_the_server_stays_usable(manager: MCPManager) -> None:
     server = toolbox(timeout=1.0)
-    await manager.functions_for([server])  # started first: the handshake has the start-up timeout, not 1 s
+    await manager.functions_for([server])  # started first: the timing below is the call's, not the start's
     started = time.monotonic()
     text, is_error = await call(manager, server, "hang")
     elapsed = time.monotonic() - started

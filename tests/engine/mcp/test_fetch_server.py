@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.local_page import serve_page
+from tests.net_guard import fetch_server_env
 from visindigo.engine import MCPServer, Role
 from visindigo.engine.mcp import MCPManager, MCPServerError
 from visindigo.engine.tool_runner import run_function
@@ -30,6 +31,7 @@ def fetch_server() -> MCPServer:
         command=sys.executable,
         args=("-m", "mcp_server_fetch", "--ignore-robots-txt", "--allow-private-ips"),
         timeout=30.0,
+        env=fetch_server_env(),
     )
 
 

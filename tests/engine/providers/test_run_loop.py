@@ -594,11 +594,14 @@ async def test_cancel_during_a_tool_answers_every_remaining_call_with_cancelled(
 
 
 async def test_cancel_after_tool_calls_arrived_keeps_them_with_cancelled_results() -> None:
-    _, dialog, _ = make_dialog([[TextPart("calling"), ToolCallPart("c1", "add", "{}"), Pause(5), FinishPart("x")]])
+    paused = asyncio.Event()
+    _, dialog, _ = make_dialog(
+        [[TextPart("calling"), ToolCallPart("c1", "add", "{}"), Pause(5, paused), FinishPart("x")]]
+    )
     dialog.add_function(add)
     dialog.append_message(Role.USER, "go")
     task, _ = await run_in_task(dialog)
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(paused.wait(), 10)  # the call has arrived; the stream has not finished
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -623,10 +626,11 @@ async def test_closing_the_iterator_early_counts_as_a_cancel() -> None:
 
 
 async def test_a_run_can_start_again_after_a_cancel() -> None:
-    _, dialog, _ = make_dialog([[TextPart("x"), Pause(5), FinishPart("stop")], text_turn("again")])
+    paused = asyncio.Event()
+    _, dialog, _ = make_dialog([[TextPart("x"), Pause(5, paused), FinishPart("stop")], text_turn("again")])
     dialog.append_message(Role.USER, "hi")
     task, _ = await run_in_task(dialog)
-    await asyncio.sleep(0.02)
+    await asyncio.wait_for(paused.wait(), 10)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

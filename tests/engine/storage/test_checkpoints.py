@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -28,8 +27,48 @@ def draft(center: Center, dialog_id: str) -> tuple[int, str, str] | None:
     return center.store.draft(dialog_id)
 
 
-async def test_the_first_text_is_saved_at_once_and_later_text_within_the_interval(
-    center: Center, fast_checkpoints: float
+class ManualClock:
+    """The tracker's clock and timer, moved by the test: no sleeping, nothing a loaded machine can delay."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self._timers: list[tuple[float, int, Callable[[], None]]] = []
+        self._cancelled: set[int] = set()
+        self._count = 0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def schedule(self, delay: float, callback: Callable[[], None]) -> Callable[[], object]:
+        self._count += 1
+        number = self._count
+        self._timers.append((self.now + delay, number, callback))
+        return lambda: self._cancelled.add(number)
+
+    def advance(self, seconds: float) -> None:
+        """Move time on, running each timer that falls due on the way, in order."""
+        end = self.now + seconds
+        while True:
+            due = sorted(t for t in self._timers if t[0] <= end and t[1] not in self._cancelled)
+            if not due:
+                break
+            when, _number, callback = due[0]
+            self._timers.remove(due[0])
+            self.now = max(self.now, when)
+            callback()
+        self.now = end
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch, fast_checkpoints: float) -> ManualClock:
+    manual = ManualClock()
+    monkeypatch.setattr(DialogTracker, "clock", staticmethod(manual))
+    monkeypatch.setattr(DialogTracker, "schedule", staticmethod(manual.schedule))
+    return manual
+
+
+def test_the_first_text_is_saved_at_once_and_later_text_within_the_interval(
+    center: Center, clock: ManualClock, fast_checkpoints: float
 ) -> None:
     dialog = center.create_dialog()
     dialog.append_message(Role.USER, "question")
@@ -39,11 +78,12 @@ async def test_the_first_text_is_saved_at_once_and_later_text_within_the_interva
     dialog.append_delta("Hel")
     assert draft(center, dialog.id) == (1, "", "thinking")  # the first fragment wrote a checkpoint...
     dialog.append_delta("lo")
+    clock.advance(fast_checkpoints * 0.9)
     assert draft(center, dialog.id) == (1, "", "thinking")  # ...and the next ones wait for the interval
-    await asyncio.sleep(fast_checkpoints * 2)  # no more text: the timer writes what arrived meanwhile
+    clock.advance(fast_checkpoints * 0.2)  # no more text: the timer writes what arrived meanwhile
     assert draft(center, dialog.id) == (1, "Hello", "thinking")
     dialog.append_delta(", world")
-    await asyncio.sleep(fast_checkpoints * 2)
+    clock.advance(fast_checkpoints * 2)
     assert draft(center, dialog.id) == (1, "Hello, world", "thinking")
     dialog.end_assistant_message()
     assert draft(center, dialog.id) is None
@@ -51,8 +91,8 @@ async def test_the_first_text_is_saved_at_once_and_later_text_within_the_interva
     assert [m.content for m in dialog.messages] == ["question", "Hello, world"]
 
 
-async def test_checkpoints_while_text_keeps_arriving_are_at_most_an_interval_apart(
-    center: Center, home: Path, fast_checkpoints: float
+def test_checkpoints_while_text_keeps_arriving_are_at_most_an_interval_apart(
+    center: Center, home: Path, clock: ManualClock, fast_checkpoints: float
 ) -> None:
     dialog = center.create_dialog()
     dialog.begin_assistant_message()
@@ -61,18 +101,18 @@ async def test_checkpoints_while_text_keeps_arriving_are_at_most_an_interval_apa
     original = center.store.write_draft
 
     def recording(*args: object, **kwargs: object) -> None:
-        writes.append(time.monotonic())
+        writes.append(clock.now)
         original(*args, **kwargs)  # type: ignore[arg-type]
 
     center.store.write_draft = recording  # type: ignore[method-assign]
-    deadline = time.monotonic() + 1.0
-    while time.monotonic() < deadline:
+    step = 0.01
+    for _ in range(100):  # one second of text, a fragment every 10 ms
         dialog.append_delta("x")
-        await asyncio.sleep(0.01)
+        clock.advance(step)
     gaps = [b - a for a, b in itertools.pairwise(writes)]
-    assert len(writes) >= 4
-    assert all(gap >= fast_checkpoints * 0.9 for gap in gaps)  # never more often than the interval
-    assert max(gaps) < fast_checkpoints * 4  # and never much less often while text arrives
+    assert len(writes) == 5  # at 0, 0.2, 0.4, 0.6, 0.8 s
+    assert all(gap >= fast_checkpoints - 1e-9 for gap in gaps)  # never more often than the interval
+    assert max(gaps) <= fast_checkpoints + step + 1e-9  # and never later than the next fragment after it
 
 
 def test_the_timer_also_runs_without_an_event_loop(center: Center, fast_checkpoints: float) -> None:

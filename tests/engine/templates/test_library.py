@@ -203,16 +203,3 @@ def test_a_write_failure_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(TemplateError, match="Could not write"):
         library.create(Prompt("A", "a"))
     assert library.entries() == []
-
-
-def test_search_is_fuzzy_over_name_tags_and_description(tmp_path: Path) -> None:
-    library = TemplateLibrary(tmp_path)
-    library.create(Prompt("Translate", "t", tags=("language",)))
-    library.create(Prompt("Control panel", "c", description="translate nothing"))
-    library.create(Prompt("Code review", "r", tags=("dev",), description="Find bugs"))
-    entries = library.entries()
-    assert [e.name for e in library.search(entries, "trl")] == ["Translate", "Control panel"]
-    assert [e.name for e in library.search(entries, "bugs")] == ["Code review"]
-    assert [e.name for e in library.search(entries, "dev cr")] == ["Code review"]
-    assert [e.name for e in library.search(entries, "")] == ["Code review", "Control panel", "Translate"]
-    assert library.search(entries, "zzz") == []

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.local_page import serve_page
+from tests.net_guard import fetch_server_env
 from visindigo.engine import Center, MCPServer, Message, Role
 from visindigo.engine.mcp import MCPManager, MCPPromptInfo, MCPServerError, PromptArgument
 from visindigo.engine.templates import TemplateField
@@ -127,6 +128,7 @@ FETCH = MCPServer(
     command=sys.executable,
     args=("-m", "mcp_server_fetch", "--ignore-robots-txt", "--allow-private-ips"),
     timeout=30.0,
+    env=fetch_server_env(),
 )
 
 

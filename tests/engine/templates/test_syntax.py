@@ -66,9 +66,10 @@ def test_spaces_and_newlines_around_the_parts_are_allowed() -> None:
     assert (spec.type, spec.min, spec.max) == ("number", 1.0, 3.0)
 
 
-def test_unknown_type_reads_as_text_and_unknown_properties_are_kept() -> None:
+def test_unknown_type_reads_as_textarea_and_unknown_properties_are_kept() -> None:
+    """Open WebUI's form falls back to a textarea for a type it does not know; so does ours."""
     spec = only_field('{{x | map:zoom=3:color="red"}}')
-    assert spec.type == "text"
+    assert spec.type == "textarea"
     assert spec.extra == (("zoom", "3"), ("color", "red"))
 
 
@@ -146,3 +147,16 @@ def test_to_placeholder_writes_text_that_parses_back() -> None:
         options=("a", "b"), extra=(("k", "v"),),
     )
     assert only_field(spec.to_placeholder()) == spec
+
+
+def test_the_type_prefix_form_reads_as_the_type_it_names() -> None:
+    """Open WebUI also accepts `type=` as the first property: `{{level | type=select:options=[...]}}`."""
+    spec = only_field('{{level | type=select:options=["a","b"]:required}}')
+    assert (spec.type, spec.options, spec.required) == ("select", ("a", "b"), True)
+    assert only_field('{{n | type="number":min=1}}').type == "number"
+    assert only_field("{{x | type=map}}").type == "textarea"
+
+
+def test_a_type_prefix_without_a_type_is_malformed() -> None:
+    result = scan("{{level | type=[1]}}")
+    assert result.placeholders == () and "'type=' must name a type" in result.problems[0].message

@@ -1,0 +1,140 @@
+"""Issue 11 §3: a store with damaged pages is detected, moved aside and salvaged; never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from visindigo.engine import Center, Role
+from visindigo.engine.storage import Store, StoreError, database
+from visindigo.engine.storage.salvage import integrity_problem
+
+PAGE = 4096
+
+
+def fill(home: Path, dialogs: int = 120) -> list[str]:
+    center = Center.open(home)
+    try:
+        ids = []
+        for number in range(dialogs):
+            dialog = center.create_dialog()
+            dialog.append_message(Role.USER, f"question {number} " + "words " * 150)
+            dialog.append_message(Role.ASSISTANT, f"answer {number} " + "more words " * 150)
+            ids.append(dialog.id)
+        return ids
+    finally:
+        center.close()
+
+
+def damage(db_file: Path, *, pages: int = 3) -> None:
+    """Overwrite a few pages in the middle of the file, as a failing disk or a bad copy does."""
+    size = db_file.stat().st_size
+    with open(db_file, "r+b") as handle:
+        for where in (size // 3, size // 2, 2 * size // 3)[:pages]:
+            handle.seek(where - where % PAGE)
+            handle.write(b"\xa5" * PAGE * 2)
+
+
+def db(home: Path) -> Path:
+    return home / "data" / "dialogs.sqlite3"
+
+
+def test_damage_found_at_start_is_salvaged_into_a_new_store_with_counts(home: Path) -> None:
+    ids = fill(home)
+    damage(db(home))
+    center = Center.open(home)
+    try:
+        [notice] = [n for n in center.notices if "damaged" in n]
+        [moved] = sorted(db(home).parent.glob("dialogs.sqlite3.unreadable-*"))
+        assert str(moved) in notice and "were copied into a new store" in notice and "could not be read" in notice
+        summaries = center.dialog_summaries()
+        assert 0 < len(summaries) <= len(ids)
+        assert {s.id for s in summaries} <= set(ids) | {s.id for s in summaries if s.title == "Recovered messages"}
+        assert integrity_problem(center.store._conn) is None  # type: ignore[union-attr]
+        assert center.search("question")  # the new store's search index was built
+        fresh = center.create_dialog()
+        fresh.append_message(Role.USER, "the new store takes new dialogs")
+    finally:
+        center.close()
+    assert moved.exists() and moved.stat().st_size > 0  # nothing deleted
+
+
+def test_damage_found_later_is_recovered_in_place_and_open_dialogs_are_written_again(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(home, 60)
+    monkeypatch.setattr(database, "CHECK_AT_OPEN_BYTES", 0)  # as for a big store: no check at open
+    center = Center.open(home)
+    assert center.store is not None
+    heard: list[str] = []
+    center.store.on_error = heard.append
+    try:
+        live = center.create_dialog()
+        live.append_message(Role.USER, "written before the damage")
+        center.store._conn.execute("PRAGMA cache_size = 0")  # type: ignore[attr-defined]
+        damage(db(home), pages=2)
+        for dialog_id in center.store.dialog_ids():  # reading every dialog meets the damaged pages
+            center.get_dialog(dialog_id)
+        summaries = center.dialog_summaries()
+        assert heard and "is damaged" in heard[0] and "saved again from memory" in heard[0]
+        assert live.id in {s.id for s in summaries}
+        live.append_message(Role.ASSISTANT, "and after it")
+    finally:
+        center.close()
+    again = Center.open(home)
+    try:
+        reloaded = again.get_dialog(live.id)
+        assert reloaded is not None and [m.content for m in reloaded.messages][-1] == "and after it"
+    finally:
+        again.close()
+
+
+def test_a_read_only_store_reports_damage_instead_of_repairing(home: Path) -> None:
+    fill(home, 60)
+    damage(db(home))
+    before = db(home).read_bytes()
+    store = Store.open_read_only(home / "data")
+    try:
+        with pytest.raises(StoreError, match=r"is damaged .*start Visindigo on it to repair it"):
+            store.summaries()
+            store.search("question")
+            for dialog_id in store.dialog_ids():
+                store.load_document(dialog_id)
+    finally:
+        store.close()
+    assert db(home).read_bytes() == before and not list(db(home).parent.glob("*.unreadable-*"))
+
+
+def test_the_search_index_holds_the_beginning_of_a_huge_message_and_stays_consistent(home: Path) -> None:
+    """A 5 MB reply is indexed by its first 100,000 characters (schema 3), and deleting it leaves a sound index."""
+    import sqlite3 as sql
+
+    from visindigo.engine.storage.schema import INDEXED_CHARACTERS, MIGRATIONS, migrate
+
+    huge = "periwinkle " + "filler text " * 450_000 + " zanzibar"
+    center = Center.open(home)
+    try:
+        dialog = center.create_dialog()
+        dialog.append_message(Role.USER, huge)
+        assert [hit.dialog_id for hit in center.search("periwinkle")] == [dialog.id]
+        assert center.search("zanzibar") == [] and len(huge) > INDEXED_CHARACTERS
+        dialog.truncate_to(0)  # a delete that must name exactly what was indexed
+        other = center.create_dialog()
+        other.append_message(Role.USER, "periwinkle again")
+        assert [hit.dialog_id for hit in center.search("periwinkle")] == [other.id]
+    finally:
+        center.close()
+    # A store indexed whole by schema 2 is cut down by the migration, so its deletes match too.
+    old = home / "old.sqlite3"
+    conn = sql.connect(old, isolation_level=None)
+    migrate(conn, MIGRATIONS[:2])
+    conn.execute("INSERT INTO dialogs (id, created_at, updated_at) VALUES ('d', 0, 0)")
+    conn.execute("INSERT INTO messages (dialog_id, position, role, content, created_at) VALUES ('d', 0, 'user', ?, 0)",
+                 (huge,))  # fmt: skip
+    migrate(conn)
+    conn.execute("DELETE FROM messages")
+    for word in ("periwinkle", "zanzibar"):  # nothing stale is left behind in the index
+        assert conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (word,)).fetchone() == (0,)
+    assert integrity_problem(conn) is None
+    conn.close()

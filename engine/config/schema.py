@@ -308,6 +308,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
             },
             "the other clients' spelling of [mcp_servers], read the same way",
             {},
+            **{"x-alias-of": "mcp_servers"},
         ),
     },
 }

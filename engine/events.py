@@ -158,3 +158,14 @@ class RunFinished(Event):
 @dataclass(frozen=True, slots=True)
 class RunCancelled(Event):
     """The run was cancelled by the user; the partial answer was kept and marked as interrupted."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallProgress(Event):
+    """A running tool reported progress (MCP `notifications/progress`); `total` is None when unknown."""
+
+    call_id: str
+    function_id: str
+    progress: float
+    total: float | None = None
+    message: str = ""

@@ -18,6 +18,7 @@ History stays consistent whatever happens:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -61,6 +62,7 @@ from .providers.base import (
     retry_limit,
 )
 from .providers.models import ensure_models
+from .tool_context import ToolCallContext, current_tool_call
 from .tool_runner import ToolOutcome, parse_arguments, run_function
 
 if TYPE_CHECKING:
@@ -300,7 +302,12 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 for event in captured:
                     yield event
                 captured.clear()
-                outcome = await _run_tool(dialog, setup, call, arguments, approve)
+                outcome = ToolOutcome(CANCELLED_RESULT, True, 0.0, arguments)
+                async for item in _run_tool_live(dialog, setup, call, arguments, approve, captured):
+                    if isinstance(item, ToolOutcome):
+                        outcome = item
+                    else:
+                        yield item
                 dialog._emit(
                     ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration)
                 )
@@ -385,12 +392,19 @@ async def _prepare(dialog: Dialog) -> _Setup:
 
     functions: dict[str, Function] = {f.id: f for f in dialog.effective_functions()}
     servers = [s for s in dialog.effective_mcp_servers() if s.enabled]
+    server_notes: list[str] = []
     if servers:
         from .mcp import tool_source_for  # only now: without servers the MCP package is never loaded
 
         try:
-            for function in await tool_source_for(center).functions_for(servers):
+            source = tool_source_for(center)
+            for function in await source.functions_for(servers):
                 functions.setdefault(function.id, function)
+            instructions_for = getattr(source, "instructions_for", None)
+            if callable(instructions_for):
+                server_notes = [
+                    f"Instructions from MCP server {name!r}:\n{text}" for name, text in instructions_for(servers)
+                ]
         except asyncio.CancelledError:
             raise
         except Exception as error:
@@ -417,7 +431,9 @@ async def _prepare(dialog: Dialog) -> _Setup:
             "instead (pick another model to change it)"
         )
 
-    system = "\n\n".join(skill.content.strip() for skill in dialog.effective_skills() if skill.content.strip())
+    system = "\n\n".join(
+        [skill.content.strip() for skill in dialog.effective_skills() if skill.content.strip()] + server_notes
+    )
     max_rounds = center.settings.get("max_tool_rounds", DEFAULT_MAX_TOOL_ROUNDS)
     if not isinstance(max_rounds, int) or isinstance(max_rounds, bool) or max_rounds < 1:
         max_rounds = DEFAULT_MAX_TOOL_ROUNDS
@@ -454,7 +470,10 @@ async def _run_tool(
     if function is not None and function.requires_approval and function.id not in dialog.approved_function_ids:
         decision = Approval.DENY
         if approve is not None:
-            request = ToolCallRequest(call.id, function.id, function.name, arguments, dialog.id)
+            hints = getattr(function, "hint_words", None)
+            request = ToolCallRequest(
+                call.id, function.id, function.name, arguments, dialog.id, tuple(hints() if callable(hints) else ())
+            )
             try:
                 decision = await approve(request)
             except asyncio.CancelledError:
@@ -466,6 +485,48 @@ async def _run_tool(
         elif decision is not Approval.ALLOW_ONCE:
             return ToolOutcome(DENIED_RESULT, True, 0.0, arguments)
     return await run_function(function, call.name, call.arguments)
+
+
+async def _run_tool_live(
+    dialog: Dialog,
+    setup: _Setup,
+    call: ToolCallPart,
+    arguments: dict[str, Any],
+    approve: ApprovalCallback | None,
+    captured: list[Event],
+) -> AsyncIterator[Event | ToolOutcome]:
+    """Run one call as a task and pass on what it emits meanwhile (progress), then its outcome, last.
+
+    Cancelling the run cancels the task and waits for it, so an MCP call is abandoned with the protocol's
+    `notifications/cancelled` before the run records the call as cancelled.
+    """
+    wake = asyncio.Event()
+    unsubscribe = dialog.subscribe(lambda _event: wake.set())
+    token = current_tool_call.set(ToolCallContext(dialog, call.id, call.name))
+    try:
+        task = asyncio.ensure_future(_run_tool(dialog, setup, call, arguments, approve))
+    finally:
+        current_tool_call.reset(token)
+    try:
+        while not task.done():
+            waiter = asyncio.ensure_future(wake.wait())
+            try:
+                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
+            wake.clear()
+            if captured:
+                pending = list(captured)
+                captured.clear()
+                for event in pending:
+                    yield event
+        yield task.result()
+    finally:
+        unsubscribe()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait({task}, timeout=10.0)
 
 
 def _preview_arguments(raw: str) -> dict[str, Any]:

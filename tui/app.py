@@ -198,8 +198,11 @@ class VisindigoApp(CrashLogging, StagedDisplay, App[None]):
             return
         from visindigo.engine.mcp import MCPManager
 
+        from .mcp_host import AppHost
+
         log_dir = self.center.paths.data_dir / "logs" if self.center.paths is not None else None
-        manager = MCPManager(log_dir)
+        credentials = self.center.paths.credentials_file if self.center.paths is not None else None
+        manager = MCPManager(log_dir, host=AppHost(self), center=self.center, credentials_file=credentials)
         self.center.tool_source = manager
         servers = [s for s in self.center.mcp_servers if s.enabled and s.start_on_launch]
         if servers:

@@ -35,6 +35,7 @@ from visindigo.engine import (
     StreamEnded,
     StreamReasoning,
     ToolCallFinished,
+    ToolCallProgress,
     ToolCallStarted,
     UsageReported,
     WaitingForProvider,
@@ -52,10 +53,12 @@ from .messages import (
     StreamRestarted,
     TextArrived,
     ToolFinished,
+    ToolProgressed,
     ToolStarted,
     UsageChanged,
 )
 from .sanitize import clean
+from .widgets.progress_text import progress_line
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +207,8 @@ async def drive(dialog: Dialog, state: RunState, post: Post, approve: ApprovalCa
                 case ToolCallStarted(call_id=call_id, function_id=function_id, arguments=arguments):
                     state.running_tools[call_id] = (function_id, dict(arguments))
                     post(ToolStarted(dialog_id, call_id, function_id, dict(arguments)))
+                case ToolCallProgress(call_id=call_id, progress=progress, total=total, message=text):
+                    post(ToolProgressed(dialog_id, call_id, progress_line(progress, total, text)))
                 case ToolCallFinished(call_id=call_id, function_id=function_id, result=result):
                     state.running_tools.pop(call_id, None)
                     post(ToolFinished(dialog_id, call_id, function_id, result, event.is_error, event.duration))

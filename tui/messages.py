@@ -72,6 +72,14 @@ class ToolStarted(RunMessage):
 
 
 @dataclass
+class ToolProgressed(RunMessage):
+    """A running tool reported progress; `text` is the line its block shows."""
+
+    call_id: str
+    text: str
+
+
+@dataclass
 class ToolFinished(RunMessage):
     """A tool call finished; `result` is what the model receives."""
 

@@ -31,6 +31,7 @@ from .main_copy import CopyPart
 from .main_dialogs import DialogsPart
 from .main_modals import ModalsPart
 from .main_palette import PalettePart
+from .main_resources import ResourcesPart
 from .main_runs import RunsPart
 from .main_status import StatusPart
 from .main_tree import TreePart
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
 
 class MainScreen(
-    DialogsPart, TreePart, RunsPart, StatusPart, BranchingPart, CopyPart, ModalsPart, PalettePart
+    DialogsPart, TreePart, RunsPart, StatusPart, BranchingPart, CopyPart, ModalsPart, PalettePart, ResourcesPart
 ):
     """Where the user works. Every key below is also a command-palette entry (ctrl+p) and on the help (f1)."""
 
@@ -59,6 +60,8 @@ class MainScreen(
         Binding("f4", "mcp_servers", "MCP servers", show=False, id="mcp-servers", priority=True),
         Binding("f5", "skills", "Skills", show=False, id="skills", priority=True),
         Binding("f6,ctrl+t", "templates", "Templates", show=False, id="templates", priority=True),
+        Binding("alt+a", "attach_resource", "Attach an MCP resource (also @ in the composer)", show=False,
+                id="attach-resource", priority=True),
         Binding("f7", "rename", "Rename dialog", show=False, id="rename", priority=True),
         Binding("f10,alt+p", "parameters", "Parameters", show=False, id="parameters", priority=True),
         Binding("f8", "delete_dialog", "Delete dialog", show=False, id="delete-dialog", priority=True),
@@ -90,6 +93,7 @@ class MainScreen(
         super().__init__()
         self.center = center
         self.runs = Runs()
+        self.pending_resources = {}
         self.stream_fps = max(0.5, min(60.0, stream_fps))
         self.dialog: Dialog = dialog if dialog is not None else Dialog(center)
         self.sidebar = Sidebar(id="sidebar")

@@ -32,6 +32,7 @@ class PalettePart(MainBase):
         ("skills", "Skills of this dialog", "Resident instructions for this dialog"),
         ("templates", "Insert template", "Fill in a prompt template"),
         ("parameters", "Dialog parameters", "Output limit, temperature, seed, stop, tool choice of this dialog"),
+        ("attach_resource", "Attach MCP resource", "A server's resource goes with your next message (@)"),
         ("rename", "Rename dialog", "Give this dialog a title"),
         ("delete_dialog", "Delete dialog", "Delete this dialog after asking; its branches stay"),
         ("toggle_sidebar", "Toggle sidebar", "Show or hide the dialog tree"),

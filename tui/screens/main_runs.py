@@ -28,6 +28,7 @@ from ..messages import (
     StreamRestarted,
     TextArrived,
     ToolFinished,
+    ToolProgressed,
     ToolStarted,
     UsageChanged,
 )
@@ -64,6 +65,8 @@ class RunsPart(MainBase):
         if self._refuse_while_running():
             return
         message = Message(Role.USER, text) if isinstance(text, str) else text
+        if message.role is Role.USER:
+            message = self.attach_pending(message)
         new_in_tree = not self._is_registered(dialog) or not dialog.title
         if not self._is_registered(dialog):
             self.center.add_dialog(dialog)
@@ -213,6 +216,10 @@ class RunsPart(MainBase):
     async def on_tool_started(self, event: ToolStarted) -> None:
         if self._shown(event.dialog_id):
             await self.pane.tool_started(event.call_id, event.function_id, event.arguments)
+
+    async def on_tool_progressed(self, event: ToolProgressed) -> None:
+        if self._shown(event.dialog_id):
+            await self.pane.tool_progressed(event.call_id, event.text)
 
     async def on_tool_finished(self, event: ToolFinished) -> None:
         if self._shown(event.dialog_id):

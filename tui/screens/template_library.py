@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 from visindigo.engine import Dialog, Prompt
 from visindigo.engine.templates import Clock
 from visindigo.engine.templates.library import TemplateEntry, TemplateError, TemplateLibrary
+from visindigo.engine.templates.mcp import MCPPromptTemplate
 
 from ..sanitize import clean
 from ..template_search import highlight, search
@@ -288,6 +289,10 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
 
         def done(result: TemplateResult | None) -> None:
             if result is None:
+                if isinstance(entry.template, MCPPromptTemplate):
+                    # Esc from a server prompt's form goes back to the dialog, not to a list that may still be
+                    # waiting on the servers.
+                    self.dismiss(None)
                 return
             try:
                 self.library.remember(entry.key, result.values)

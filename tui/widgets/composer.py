@@ -51,6 +51,9 @@ class ComposerInput(TextArea):
     class RecallRequested(TextualMessage):
         """↑ in an empty composer: edit the last question (a new branch)."""
 
+    class ResourceRequested(TextualMessage):
+        """`@` typed where a word starts: the screen may offer MCP resources to attach."""
+
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "up" and not self.text:
             event.stop()
@@ -67,7 +70,10 @@ class ComposerInput(TextArea):
             event.prevent_default()
             self.action_newline()
             return
+        starts_word = event.character == "@" and (not self.text or self.text[-1:].isspace())
         await super()._on_key(event)
+        if starts_word:
+            self.post_message(self.ResourceRequested())
 
     def render_line(self, y: int) -> Strip:
         """The placeholder on one line, cut with "…" where the box ends, and nothing at width 0.

@@ -461,6 +461,12 @@ class MessagePane(VerticalScroll, can_focus=True):
         view._tool_state.update(name=function_id, arguments=arguments, running=True)
         await self.mount(view)
 
+    async def tool_progressed(self, call_id: str, text: str) -> None:
+        for view in self.views:
+            if view.index is None and view.call_id == call_id:
+                await view.set_tool_state(progress=text)
+                return
+
     async def tool_finished(self, call_id: str, result: str, is_error: bool, duration: float) -> None:
         for view in self.views:
             if view.index is None and view.call_id == call_id:  # not a finished call of an earlier round

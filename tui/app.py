@@ -92,8 +92,6 @@ class VisindigoApp(CrashLogging, App[None]):
         super().__init__()
         self.center = center
         self.options = options or AppOptions()
-        #: The last text copied (text, what), for "save last copy to a file".
-        self.last_copied: tuple[str, str] | None = None
         self._library: TemplateLibrary | None = None
         self._template_folder: TemporaryDirectory[str] | None = None
         self._startup_notices: list[str] = list(center.notices)
@@ -157,7 +155,7 @@ class VisindigoApp(CrashLogging, App[None]):
     def get_default_screen(self) -> MainScreen:
         """The main screen is the first screen (no blank screen is drawn and replaced at start-up)."""
         fps = configured_fps(self.center, self.options)
-        return MainScreen(self.center, stream_fps=fps, dialog=self._apply_choices())
+        return MainScreen(self.center, stream_fps=fps, dialog=self._apply_choices(), services=self)
 
     async def on_mount(self) -> None:
         if self.center.mcp_servers:
@@ -244,7 +242,7 @@ class VisindigoApp(CrashLogging, App[None]):
                 timeout=15,
             )
         main.refresh_tree()
-        main._refresh_status()
+        main.status_line.refresh_now()
 
     @property
     def main_screen(self) -> MainScreen | None:

@@ -22,7 +22,7 @@ from .status import MCPPromptInfo, MCPServerError, ServerState, ServerStatus
 from .tool import MCPToolFunction
 
 if TYPE_CHECKING:
-    from ..center import Center, ToolSource
+    from ..lookup import ToolSource, ToolSourceHost
 
 #: How long a server may take to start and answer its handshake (a `uvx` first run downloads packages).
 DEFAULT_STARTUP_TIMEOUT = 60.0
@@ -178,7 +178,7 @@ class MCPManager:
         return await self._connection(server).get_prompt(prompt_name, dict(arguments))
 
 
-def tool_source_for(center: Center) -> ToolSource:
+def tool_source_for(center: ToolSourceHost) -> ToolSource:
     """The Center's tool source, made on first need when nobody installed one.
 
     A script that only calls `center.add_mcp(...)`, or a dialog that brings its own server, must get that

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..capability import Capability
 from ..message import Message, Role
-from ..provider import ModelInfo
+from ..model_info import ModelInfo
 from ._httpx import httpx
 from .base import (
     ChatRequest,

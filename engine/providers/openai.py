@@ -27,10 +27,11 @@ from typing import Any
 
 from ..capability import Capability
 from ..message import Message, Role
-from ..provider import ModelInfo, Provider
+from ..model_info import ModelInfo
 from ._httpx import httpx
 from .base import (
     ChatRequest,
+    Endpoint,
     FinishPart,
     MalformedEvent,
     ProviderError,
@@ -54,7 +55,7 @@ _DECODER = json.JSONDecoder()
 class OpenAIAdapter(HTTPAdapter):
     """One OpenAI-compatible endpoint; holds its HTTP client."""
 
-    def __init__(self, provider: Provider) -> None:
+    def __init__(self, provider: Endpoint) -> None:
         super().__init__(provider)
         self.stream_usage = provider.settings.get("stream_usage", True) is not False
 

@@ -1,24 +1,22 @@
-"""The status line: provider · model · capability marks · tokens in/out · live tokens per second."""
+"""The status line: provider · model · capability marks · tokens in/out · live tokens per second.
+
+It follows the workbench about the shown dialog: redrawn when its run starts, reports usage or ends, when
+another dialog is shown or its model changes, and once a second while it runs (the figures come from
+`workbench.status`). The screen also asks for a redraw on each frame a stream draws.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.content import Content
+from textual.timer import Timer
 from textual.widget import Widget
 
+from ..messages import WorkbenchNews, listen
 from ..sanitize import clean_line
+from ..workbench import StatusInfo, Workbench
+from ..workbench import events as news
 
-
-@dataclass(frozen=True, slots=True)
-class StatusInfo:
-    provider: str = ""
-    model: str = ""
-    marks: str = ""
-    input_tokens: int = 0
-    output_tokens: int = 0
-    tokens_per_second: float = 0.0
-    state: str = ""
+__all__ = ["StatusInfo", "StatusLine"]
 
 
 def _count(value: int) -> str:
@@ -46,13 +44,48 @@ class StatusLine(Widget):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, workbench: Workbench, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.workbench = workbench
         self.info = StatusInfo()
         self.content = Content("")
+        self._ticker: Timer | None = None
+        self._unsubscribe = lambda: None
+
+    def on_mount(self) -> None:
+        self._ticker = self.set_interval(1.0, self.refresh_now, pause=True, name="status-ticker")
+        self._unsubscribe = listen(
+            self, self.workbench, news.RunStarted, news.RunEnded, news.UsageChanged, news.ShownChanged,
+            news.DialogChanged,
+        )  # fmt: skip
+
+    def on_unmount(self) -> None:
+        self._unsubscribe()
 
     def render(self) -> Content:
         return self.content
+
+    def refresh_now(self) -> None:
+        """Redraw from the workbench's figures for the shown dialog."""
+        self.show(self.workbench.status())
+
+    def on_workbench_news(self, message: WorkbenchNews) -> None:
+        event = message.event
+        shown = self.workbench.shown.id
+        if isinstance(event, news.RunStarted | news.RunEnded) and event.dialog_id == shown:
+            running = isinstance(event, news.RunStarted)
+        elif isinstance(event, news.ShownChanged) or (
+            isinstance(event, news.UsageChanged | news.DialogChanged) and event.dialog_id == shown
+        ):
+            running = self.workbench.runs.is_running(shown)
+        else:
+            return
+        self._tick(running)
+        self.refresh_now()
+
+    def _tick(self, running: bool) -> None:
+        if self._ticker is not None:
+            self._ticker.resume() if running else self._ticker.pause()
 
     def show(self, info: StatusInfo) -> None:
         if info == self.info and self.content.plain:

@@ -5,19 +5,25 @@ Every figure is taken from the outside, as a user's terminal (or an SSH link) wo
 with timestamps, and its CPU time is read from /proc/<pid>/stat. Replies come from the loopback LLM server of
 the tests (tests/llm_server.py) speaking OpenAI chat-completions SSE.
 
-  start-up     process start → first frame, with 500 dialogs stored, against a minimal Textual app that
-               shows one Static (the floor). Target: ratio <= 2.
+  start-up     process start → first frame, with 500 dialogs stored, of `visindigo` and of `visindigo --demo`,
+               against a minimal Textual app that shows one Static (the floor). Target: ratio <= 1.5.
+  idle         bytes written and CPU over 10 s in which nothing happens. Target: 0 bytes/s, <= 0.3 % of a core.
   everyday     2,000 tokens at 100 tokens/s of an ordinary reply (headings, paragraphs, 30-line code blocks,
-               short lists). Targets: last token on screen within 1.1× the stream's duration; <= 30 % of one
-               core; <= 1,000 bytes written to the terminal per token.
-  fast         4,000 tokens at 2,000 tokens/s. Target: done within 2× the stream's duration.
+               short lists), timed from the Enter key press (the first reply's deferred imports are part of
+               what the user waits for). Targets: <= 15 % of one core; <= 200 bytes written per token. The
+               bytes figure is checked in a terminal emulator (pyte): everything written must leave the
+               screen the app repaints from scratch afterwards, so a saving cannot come from drawing less.
+  fast         4,000 tokens at 2,000 tokens/s. Target: last token within 1.2× the stream's duration.
   open         a 2,000-message dialog, from Enter in the tree to its last message on screen. Target: < 500 ms.
 
-Run from the repository root (about a minute):
+Streams are run `--runs` times and reported as the median with the spread. Run from the repository root:
 
-    .venv/bin/python bench/tui_stream.py [--fps N] [--skip-startup] [--runs 3]
+    .venv/bin/python bench/tui_stream.py [--fps N] [--runs 3] [--only idle --only everyday …]
+        [--textual-output] [--cursor-blink]
 
-`--fps` is passed to the app (`visindigo --fps`), so the frame rate/bandwidth trade-off can be measured.
+`--fps` is passed to the app (`visindigo --fps`), so the frame rate/bandwidth trade-off can be measured;
+`--textual-output --cursor-blink` measures the app as it was before issue 14 (Textual's own output, the
+composer's cursor blinking).
 """
 
 from __future__ import annotations
@@ -125,12 +131,14 @@ class Terminal:
         text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]", " ", text)
         return re.sub(r" {3,}", "  ", text)[-limit:]
 
-    def quiet_after(self, since: float, quiet: float = 1.0, timeout: float = 60.0, small: int = 400) -> float:
+    def quiet_after(self, since: float, quiet: float = 1.0, timeout: float = 60.0, small: int | None = None) -> float:
         """The time of the last real drawing before `quiet` seconds without one: the app finished drawing.
 
-        Writes of at most `small` bytes do not count: the composer's blinking cursor redraws one cell twice
-        a second, for as long as the app runs.
+        With `--cursor-blink`, writes of at most `small` (400) bytes do not count: the composer's blinking
+        cursor redraws one cell twice a second, for as long as the app runs. Without it every write counts
+        (the output stage's last frames can be a few bytes).
         """
+        small = (400 if CURSOR_BLINK else 0) if small is None else small
         deadline = time.perf_counter() + timeout
         while time.perf_counter() < deadline:
             with self._lock:
@@ -174,7 +182,7 @@ def _first_time(chunks: list[tuple[float, bytes]], needle: bytes, after: float) 
 # --- the home: config, stored dialogs ---------------------------------------------------------------------------
 
 
-def make_home(server: LLMServer, dialogs: int, big: int) -> Path:
+def make_home(server: LLMServer, dialogs: int, big: int, cursor_blink: bool = False) -> Path:
     """A VISINDIGO_HOME whose config points at the loopback server, with `dialogs` dialogs and one of `big`."""
     from visindigo.engine import Center, Message, Role
 
@@ -194,6 +202,9 @@ def make_home(server: LLMServer, dialogs: int, big: int) -> Path:
             [[providers.bench.models]]
             id = "bench-model"
             capabilities = ["text"]
+
+            [ui]
+            cursor_blink = {"true" if cursor_blink else "false"}
             """
         )
     )
@@ -219,6 +230,10 @@ def make_home(server: LLMServer, dialogs: int, big: int) -> Path:
 
 #: Whether the processes measured may keep compiled bytecode (see `app_env`); `--no-bytecode-cache` clears it.
 BYTECODE_CACHE = True
+#: `--textual-output`: the app sends Textual's own output instead of its output stage's (VISINDIGO_OUTPUT_STAGE=0).
+TEXTUAL_OUTPUT = False
+#: `--cursor-blink`: `[ui] cursor_blink = true` in the bench's config (what every run did before issue 14).
+CURSOR_BLINK = False
 
 
 def app_env(home: Path) -> dict[str, str]:
@@ -233,6 +248,8 @@ def app_env(home: Path) -> dict[str, str]:
     if BYTECODE_CACHE:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(home / "pycache")
+    if TEXTUAL_OUTPUT:
+        env["VISINDIGO_OUTPUT_STAGE"] = "0"
     env["VISINDIGO_BENCH_KEY"] = "sk-bench"
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY"):
         env.pop(key, None)
@@ -318,17 +335,21 @@ def measure_startup(home: Path, fps: float | None, runs: int) -> None:
     floor_script.write_text(FLOOR_APP)
     first_frame([sys.executable, str(floor_script)], env, "FLOOR-READY")  # warm-up: bytecode, disk cache
     first_frame(app_argv(fps), env, "enter sends")
-    floors, apps = [], []
+    first_frame([*app_argv(fps), "--demo"], env, "enter sends")
+    floors, apps, demos = [], [], []
     for _ in range(runs):
         floors.append(first_frame([sys.executable, str(floor_script)], env, "FLOOR-READY"))
         apps.append(first_frame(app_argv(fps), env, "enter sends"))
-    floor, app = statistics.median(floors), statistics.median(apps)
-    ratios = sorted(a / f for a, f in zip(apps, floors, strict=True))
+        demos.append(first_frame([*app_argv(fps), "--demo"], env, "enter sends"))
+    floor = statistics.median(floors)
     cache = "bytecode cached" if BYTECODE_CACHE else "no bytecode cache"
     print(f"start-up (process start → first frame, median of {runs}, 500 dialogs stored, {cache})")
     print(f"  minimal Textual app : {floor * 1000:7.0f} ms   (runs {_spread(floors)})")
-    print(f"  visindigo           : {app * 1000:7.0f} ms   (runs {_spread(apps)})")
-    print(f"  ratio               : {app / floor:7.2f}   (target <= 2; per run {ratios[0]:.2f}–{ratios[-1]:.2f})")
+    for name, times in (("visindigo", apps), ("visindigo --demo", demos)):
+        ratios = sorted(a / f for a, f in zip(times, floors, strict=True))
+        median = statistics.median(times)
+        print(f"  {name:<19} : {median * 1000:7.0f} ms   (runs {_spread(times)})")
+        print(f"  {'ratio':<19} : {median / floor:7.2f}   (target <= 1.5; per run {ratios[0]:.2f}–{ratios[-1]:.2f})")
 
 
 def _spread(seconds: list[float]) -> str:
@@ -342,8 +363,21 @@ def ready_terminal(home: Path, fps: float | None) -> Terminal:
     return terminal
 
 
-def measure_stream(server: LLMServer, home: Path, fps: float | None, tokens: int, rate: float, label: str) -> None:
-    words = ordinary_reply_tokens(tokens)
+@dataclass
+class StreamRun:
+    """One streamed reply, timed from the Enter key press."""
+
+    first_words: float  # Enter → the reply's first words on screen
+    asked: float  # Enter → the server received the request
+    last_token: float  # Enter → the last token on screen
+    done: float  # Enter → drawing finished
+    cpu_streaming: float  # share of one core from Enter to the last token
+    cpu_done: float  # CPU seconds from Enter to done
+    written: int  # bytes written to the terminal from Enter to done
+    screen_checked: str  # the terminal-emulator check of what was drawn
+
+
+def stream_once(server: LLMServer, home: Path, fps: float | None, words: list[str], rate: float) -> StreamRun:
     reply = streaming_reply(words, rate)
     asked: list[float] = []
 
@@ -354,28 +388,109 @@ def measure_stream(server: LLMServer, home: Path, fps: float | None, tokens: int
     server.responder = respond
     terminal = ready_terminal(home, fps)
     try:
+        terminal.type(b"go")
+        terminal.quiet_after(time.perf_counter(), quiet=0.5)
         cpu_before = terminal.cpu_seconds()
-        terminal.type(b"go\r")
-        deadline = time.perf_counter() + 10
-        while not asked and time.perf_counter() < deadline:
-            time.sleep(0.001)
-        start = asked[0]
+        pressed = time.perf_counter()
+        terminal.type(b"\r")
         duration = len(words) / rate
-        last_token = terminal.wait_for(END_MARK, timeout=duration * 4 + 30, after=start)
+        first = terminal.wait_for("Part 1", timeout=30, after=pressed)
+        last_token = terminal.wait_for(END_MARK, timeout=duration * 4 + 30, after=pressed)
         cpu_at_last = terminal.cpu_seconds()
-        done = terminal.quiet_after(last_token, quiet=1.0)
+        # The final render (code colouring) can come more than a second after the last streamed frame on a
+        # loaded machine; 2.5 s of quiet is "done".
+        done = terminal.quiet_after(last_token, quiet=2.5)
         cpu_done = terminal.cpu_seconds()
-        written = terminal.bytes_between(start, done)
+        written = terminal.bytes_between(pressed, done)
+        checked = check_screen(terminal)
     finally:
         terminal.close()
         server.responder = None
-    elapsed_last = last_token - start
-    print(f"{label}: {len(words):,} tokens at {rate:,.0f} tokens/s (stream {duration:.1f} s)")
-    print(f"  last token on screen after : {elapsed_last:6.2f} s = {elapsed_last / duration:4.2f}× the stream")
-    print(f"  done (drawing finished)    : {done - start:6.2f} s = {(done - start) / duration:4.2f}× the stream")
-    print(f"  CPU while streaming        : {100 * (cpu_at_last - cpu_before) / elapsed_last:5.1f} % of one core")
-    print(f"  CPU until done             : {cpu_done - cpu_before:6.2f} s")
-    print(f"  written to the terminal    : {written:,} bytes = {written / len(words):,.0f} bytes per token")
+    return StreamRun(
+        first_words=first - pressed,
+        asked=asked[0] - pressed,
+        last_token=last_token - pressed,
+        done=done - pressed,
+        cpu_streaming=(cpu_at_last - cpu_before) / (last_token - pressed),
+        cpu_done=cpu_done - cpu_before,
+        written=written,
+        screen_checked=checked,
+    )
+
+
+def check_screen(terminal: Terminal) -> str:
+    """The bytes figure is only a saving if the terminal shows what it should: everything the app wrote,
+    replayed into a terminal emulator (pyte), must equal the screen the app draws from scratch once a modal
+    (the command palette) has opened and closed (a full repaint). Raises if not."""
+    import pyte
+
+    def emulated() -> list[str]:
+        screen = pyte.Screen(COLUMNS, ROWS)
+        stream = pyte.ByteStream(screen)
+        with terminal._lock:
+            stream.feed(bytes(terminal._text))
+        return list(screen.display)
+
+    problem = ""
+    for attempt in range(3):  # on a loaded machine the app may still change the screen after a quiet spell
+        drawn = emulated()
+        if END_MARK not in "".join(drawn):
+            raise AssertionError("the last token is not on the emulated screen:\n" + "\n".join(drawn))
+        terminal.type(b"\x10")  # ctrl+p: the command palette, a modal screen …
+        time.sleep(1.5)  # (its input's cursor may blink, so the app need not go quiet)
+        terminal.type(b"\x1b")  # … closed again: the app repaints every cell (its output stage forgets what was sent)
+        terminal.quiet_after(time.perf_counter(), quiet=1.5)
+        repainted = emulated()
+        if drawn == repainted:
+            return f"{ROWS} rows equal a full repaint" + (f" (attempt {attempt + 1})" if attempt else "")
+        pairs = enumerate(zip(drawn, repainted, strict=True))
+        rows = [f"{y}: drawn     {a!r}\n{y}: repainted {b!r}" for y, (a, b) in pairs if a != b]
+        problem = "\n".join(rows[:8])
+    raise AssertionError("the screen drawn by the stream differs from a full repaint:\n" + problem)
+
+
+def measure_stream(
+    server: LLMServer, home: Path, fps: float | None, tokens: int, rate: float, label: str, runs: int
+) -> None:
+    words = ordinary_reply_tokens(tokens)
+    results = [stream_once(server, home, fps, words, rate) for _ in range(runs)]
+    duration = len(words) / rate
+
+    def line(name: str, values: list[float], unit: str, scale: float = 1.0, digits: int = 2) -> str:
+        shown = [v * scale for v in values]
+        spread = f"{min(shown):.{digits}f}–{max(shown):.{digits}f}"
+        return f"  {name:<34}: {statistics.median(shown):8.{digits}f} {unit}   (runs {spread})"
+
+    print(f"{label}: {len(words):,} tokens at {rate:,.0f} tokens/s (stream {duration:.1f} s), median of {runs}")
+    print(line("Enter → first words on screen", [r.first_words for r in results], "ms", 1000, 0))
+    print(line("Enter → the server got the request", [r.asked for r in results], "ms", 1000, 0))
+    print(line("last token on screen ÷ stream", [r.last_token / duration for r in results], "×"))
+    print(line("done (drawing finished) ÷ stream", [r.done / duration for r in results], "×"))
+    print(line("CPU while streaming", [r.cpu_streaming for r in results], "% of one core", 100, 1))
+    print(line("CPU until done", [r.cpu_done for r in results], "s"))
+    print(line("written to the terminal per token", [r.written / len(words) for r in results], "bytes", 1, 0))
+    print(f"  terminal-emulator check           : {results[-1].screen_checked}")
+
+
+def measure_idle(home: Path, fps: float | None, seconds: float, runs: int) -> None:
+    """Bytes and CPU while nothing happens: the app started, the composer focused, no key pressed."""
+    rates, cpus = [], []
+    for _ in range(runs):
+        terminal = ready_terminal(home, fps)
+        try:
+            terminal.quiet_after(time.perf_counter(), quiet=1.5)  # start-up's last drawing is over
+            start, cpu_before = time.perf_counter(), terminal.cpu_seconds()
+            time.sleep(seconds)
+            end, cpu_after = time.perf_counter(), terminal.cpu_seconds()
+            rates.append(terminal.bytes_between(start, end) / (end - start))
+            cpus.append((cpu_after - cpu_before) / (end - start))
+        finally:
+            terminal.close()
+    print(f"idle ({seconds:.0f} s with nothing happening, median of {runs})")
+    print(f"  written to the terminal : {statistics.median(rates):7.1f} bytes/s   "
+          f"(runs {min(rates):.1f}–{max(rates):.1f}; target 0 unless [ui] cursor_blink)")
+    print(f"  CPU                     : {100 * statistics.median(cpus):7.2f} % of one core   "
+          f"(runs {100 * min(cpus):.2f}–{100 * max(cpus):.2f}; target <= 0.3 %)")
 
 
 def measure_open(home: Path, fps: float | None, runs: int) -> None:
@@ -408,23 +523,33 @@ def main() -> None:
     parser.add_argument(
         "--no-bytecode-cache", action="store_true", help="compile the app's sources on every start (as a checkout)"
     )
-    parser.add_argument("--only", choices=["startup", "everyday", "fast", "open"], default=None)
+    parser.add_argument(
+        "--textual-output", action="store_true", help="Textual's own output instead of the app's output stage"
+    )
+    parser.add_argument("--cursor-blink", action="store_true", help="[ui] cursor_blink = true (the old default)")
+    parser.add_argument("--idle-seconds", type=float, default=10.0)
+    parser.add_argument("--only", choices=["startup", "idle", "everyday", "fast", "open"], action="append")
     args = parser.parse_args()
-    global BYTECODE_CACHE
+    global BYTECODE_CACHE, CURSOR_BLINK, TEXTUAL_OUTPUT
+    CURSOR_BLINK = args.cursor_blink
     BYTECODE_CACHE = not args.no_bytecode_cache
+    TEXTUAL_OUTPUT = args.textual_output
     with LLMServer() as server:
         print("preparing a home with 500 stored dialogs and one of 2,000 messages…", flush=True)
-        home = make_home(server, dialogs=500, big=2000)
-        print(f"frame rate while streaming: {args.fps or 'app default'}\n")
+        home = make_home(server, dialogs=500, big=2000, cursor_blink=args.cursor_blink)
+        output = "Textual's own" if TEXTUAL_OUTPUT else "the output stage"
+        blink = "blinking" if args.cursor_blink else "steady"
+        print(f"frame rate while streaming: {args.fps or 'app default'}; output: {output}; cursor: {blink}\n")
         steps: dict[str, Callable[[], None]] = {
             "startup": lambda: measure_startup(home, args.fps, args.runs),
             "open": lambda: measure_open(home, args.fps, args.runs),  # before the streams add newer dialogs
-            "everyday": lambda: measure_stream(server, home, args.fps, 2000, 100, "everyday streaming"),
-            "fast": lambda: measure_stream(server, home, args.fps, 4000, 2000, "fast streaming"),
+            "idle": lambda: measure_idle(home, args.fps, args.idle_seconds, args.runs),
+            "everyday": lambda: measure_stream(server, home, args.fps, 2000, 100, "everyday streaming", args.runs),
+            "fast": lambda: measure_stream(server, home, args.fps, 4000, 2000, "fast streaming", args.runs),
         }
         try:
             for name, step in steps.items():
-                if args.only and name != args.only:
+                if args.only and name not in args.only:
                     continue
                 if name == "startup" and args.skip_startup:
                     continue

@@ -8,11 +8,14 @@ from .center import Center
 from .commands import Command, CommandParameter, CommandProvider, JSONSchema, command, command_to_function
 from .dialog import Dialog
 from .events import (
+    AnswerMovedToReasoning,
     DialogChanged,
+    EmptyAnswer,
     Event,
     MessageAppended,
     MessagesTruncated,
     MessageUpdated,
+    Notice,
     RunCancelled,
     RunFailed,
     RunFinished,
@@ -21,8 +24,10 @@ from .events import (
     StreamEnded,
     StreamReasoning,
     ToolCallFinished,
+    ToolCallProgress,
     ToolCallStarted,
     UsageReported,
+    WaitingForProvider,
 )
 from .function import FUNCTION_ID_PATTERN, Function, InvalidFunctionId, check_function_id
 from .lookup import DialogSummary, SearchHit
@@ -34,6 +39,7 @@ from .skill import Skill
 
 __all__ = [
     "FUNCTION_ID_PATTERN",
+    "AnswerMovedToReasoning",
     "Capability",
     "Center",
     "Command",
@@ -42,6 +48,7 @@ __all__ = [
     "Dialog",
     "DialogChanged",
     "DialogSummary",
+    "EmptyAnswer",
     "Event",
     "Function",
     "Image",
@@ -54,6 +61,7 @@ __all__ = [
     "MessagesTruncated",
     "ModelInfo",
     "NoModelAvailable",
+    "Notice",
     "Prompt",
     "Provider",
     "Role",
@@ -67,8 +75,10 @@ __all__ = [
     "StreamEnded",
     "StreamReasoning",
     "ToolCallFinished",
+    "ToolCallProgress",
     "ToolCallStarted",
     "UsageReported",
+    "WaitingForProvider",
     "check_function_id",
     "command",
     "command_to_function",

@@ -27,6 +27,8 @@ class ToolCallRequest:
     function_name: str
     arguments: dict[str, Any] = field(default_factory=dict)
     dialog_id: str = ""
+    #: What the tool says of itself (MCP annotations: "read-only", "destructive", "open world", …).
+    hints: tuple[str, ...] = ()
 
 
 ApprovalCallback = Callable[[ToolCallRequest], Awaitable[Approval]]

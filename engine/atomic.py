@@ -12,6 +12,9 @@ import os
 import tempfile
 from pathlib import Path
 
+#: Folders of the user's own files (prompts, their values, the trash): owner only, like the config and data.
+PRIVATE_FOLDER = 0o700
+
 
 def write_text_atomic(path: Path, text: str, *, mode: int | None = None, folder_mode: int = 0o777) -> None:
     """Replace `path` with `text` (UTF-8, newlines as given); raises `OSError`, leaving no temporary file.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .applog import register_secrets
@@ -59,6 +60,7 @@ class Center:
         *,
         config_path: str | os.PathLike[str] | None = None,
         data_dir: str | os.PathLike[str] | None = None,
+        read_only: bool = False,
     ) -> Center:
         """A Center backed by the store, configured from the config file (see `engine.storage.open_center`).
 
@@ -67,7 +69,13 @@ class Center:
         """
         from .storage.opening import open_center
 
-        return open_center(cls, home, config_path=config_path, data_dir=data_dir)
+        return open_center(cls, home, config_path=config_path, data_dir=data_dir, read_only=read_only)
+
+    @property
+    def read_only(self) -> bool:
+        """The store is read beside another instance that writes it: dialogs opened, changed or started here
+        stay in memory, and nothing is renamed or deleted in the store."""
+        return self.store is not None and self.store.read_only
 
     def attach_store(self, store: Store) -> None:
         """Persist every dialog from now on; dialogs already here are written to the store."""
@@ -150,6 +158,8 @@ class Center:
 
         With a store the dialog is deleted from it, and branches not opened yet are re-pointed there too.
         """
+        if self.read_only:
+            return False
         dialog = self._dialogs.pop(dialog_id, None)
         parent = dialog.branch_from_id if dialog is not None else None
         if parent is None and self.store is not None:
@@ -167,7 +177,7 @@ class Center:
 
     def rename_dialog(self, dialog_id: str, title: str) -> bool:
         """Set a dialog's title (an empty one lets the first user message name it); False if there is none."""
-        dialog = self._dialogs.get(dialog_id)
+        dialog = self.get_dialog(dialog_id) if self.read_only else self._dialogs.get(dialog_id)
         if dialog is not None:
             dialog.title = title
             return True
@@ -204,9 +214,9 @@ class Center:
 
     def dialog_summaries(self) -> list[DialogSummary]:
         """What the dialog tree shows; with a store it comes from metadata alone, no message is read."""
-        if self.store is not None:
+        if self.store is not None and not self.read_only:
             return self.store.summaries()
-        return [
+        in_memory = [
             DialogSummary(
                 id=d.id,
                 branch_from_id=d.branch_from_id,
@@ -219,6 +229,17 @@ class Center:
             )
             for d in self._dialogs.values()
         ]
+        if self.store is None:
+            return in_memory
+        # read-only: what the writer saved, with this instance's own (unsaved) dialogs and changes over it
+        mine = {summary.id: summary for summary in in_memory}
+        stored = []
+        for summary in self.store.summaries():
+            own = mine.pop(summary.id, None)
+            if own is not None:
+                summary = replace(summary, title=own.title, message_count=own.message_count)
+            stored.append(summary)
+        return stored + list(mine.values())
 
     # --- functions ----------------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .capability import Capability
 from .events import (
+    AnswerMovedToReasoning,
     DialogChanged,
     Event,
     MessageAppended,
@@ -29,6 +30,7 @@ from .events import (
 from .function import Function, check_function_id
 from .mcp_server import MCPServer
 from .message import Message, Role
+from .parameters import ParameterError, clean_parameters
 from .prompt import Prompt
 from .sanitize import clean_line
 from .skill import Skill
@@ -57,6 +59,7 @@ class Dialog:
         self._provider_id = ""
         self._model_id = ""
         self._capability_requirement = Capability.TEXT
+        self._parameters: dict[str, Any] = {}
         self.created_at = time.time()
         self._messages: list[Message] = []
         self._functions: dict[str, Function] = {}
@@ -126,6 +129,16 @@ class Dialog:
     @capability_requirement.setter
     def capability_requirement(self, value: Capability) -> None:
         self._set("_capability_requirement", Capability(value), "capability_requirement")
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The generation parameters that are set (a copy): see `engine.parameters` for names and rules."""
+        return dict(self._parameters)
+
+    @parameters.setter
+    def parameters(self, values: dict[str, Any]) -> None:
+        """Checked: a bad value raises `ParameterError` and changes nothing."""
+        self._set("_parameters", clean_parameters(values), "parameters")
 
     def _set(self, attribute: str, value: object, what: str) -> None:
         if getattr(self, attribute) != value:
@@ -322,6 +335,7 @@ class Dialog:
         target._provider_id = self._provider_id
         target._model_id = self._model_id
         target._capability_requirement = self._capability_requirement
+        target._parameters = dict(self._parameters)
         target._emit(DialogChanged("copied"))
         return True
 
@@ -361,6 +375,18 @@ class Dialog:
             return
         self._reasoning_content.append(text)
         self._emit(StreamReasoning(text))
+
+    def move_answer_to_reasoning(self) -> None:
+        """What streamed as the answer of this message so far was reasoning: move it to the reasoning channel.
+
+        For a `</think>` that nothing opened (the template opened the thought in the prompt). Emits
+        `AnswerMovedToReasoning`; the answer continues from empty.
+        """
+        moved = "".join(self._streaming_content)
+        self._streaming_content = []
+        if moved:
+            self._reasoning_content.insert(0, moved)
+        self._emit(AnswerMovedToReasoning(moved))
 
     def end_assistant_message(self, *, tool_calls: str = "", meta: dict[str, Any] | None = None) -> int:
         """Finish the stream: append the buffer as an assistant message, then emit `StreamEnded`.
@@ -445,6 +471,7 @@ class Dialog:
             "provider_id": self._provider_id,
             "model_id": self._model_id,
             "capability_requirement": self._capability_requirement.names(),
+            "parameters": dict(self._parameters),
             "created_at": self.created_at,
             "messages": [m.to_json() for m in self._messages],
             "skills": [s.to_json() for s in self._skills.values()],
@@ -468,6 +495,7 @@ class Dialog:
         self._provider_id = str(data.get("provider_id") or "")
         self._model_id = str(data.get("model_id") or "")
         self._capability_requirement = _read_capability(data.get("capability_requirement"))
+        self._parameters = _read_parameters(data.get("parameters"), self._id)
         created = data.get("created_at")
         if isinstance(created, int | float) and not isinstance(created, bool):
             self.created_at = float(created)
@@ -493,6 +521,19 @@ class Dialog:
                 self._prompts[prompt.name] = prompt
         self._emit(DialogChanged("loaded"))
         return restored
+
+
+def _read_parameters(value: object, dialog_id: str) -> dict[str, Any]:
+    """Saved parameters; a value that no longer passes the checks is dropped with a warning, not the dialog."""
+    if not isinstance(value, dict):
+        return {}
+    kept: dict[str, Any] = {}
+    for name, item in value.items():
+        try:
+            kept.update(clean_parameters({name: item}))
+        except ParameterError as error:
+            log.warning("dialog %s: dropping parameter %s (%s)", dialog_id, name, error)
+    return kept
 
 
 def _read_capability(value: object) -> Capability:

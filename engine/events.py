@@ -104,12 +104,50 @@ class ToolCallFinished(Event):
 
 @dataclass(frozen=True, slots=True)
 class UsageReported(Event):
-    """Token usage of one round, as the server reported it."""
+    """Token usage of one round, as the server reported it.
+
+    When a server reports none (llama.cpp's server), the run loop records an estimate in the message's
+    `meta["usage"]` with `"estimated": true` instead, and emits no `UsageReported`."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
     cached_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerMovedToReasoning(Event):
+    """The text streamed as this round's answer was reasoning (a `</think>` that nothing opened): it is now in
+    the reasoning channel, and the answer starts again from empty. `text` is what moved."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyAnswer(Event):
+    """A round ended with neither text nor tool calls (a proxy turning a backend failure into an empty `stop`).
+
+    No message is appended (the spec's rule); the run reports it so the user is not told all went well."""
+
+    finish_reason: str = ""
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(Event):
+    """Something the user should know about this run that is not a failure (another model was used, tools were
+    left out because the model refused them), worded to be shown as it is."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingForProvider(Event):
+    """The provider already serves as many runs as its `max_concurrent_runs` allows: this run waits its turn.
+
+    The next `StreamBegan` means it started."""
+
+    provider_name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,3 +158,14 @@ class RunFinished(Event):
 @dataclass(frozen=True, slots=True)
 class RunCancelled(Event):
     """The run was cancelled by the user; the partial answer was kept and marked as interrupted."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallProgress(Event):
+    """A running tool reported progress (MCP `notifications/progress`); `total` is None when unknown."""
+
+    call_id: str
+    function_id: str
+    progress: float
+    total: float | None = None
+    message: str = ""

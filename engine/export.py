@@ -197,22 +197,40 @@ def _document_problem(document: object) -> str | None:
 
 
 def export_markdown(center: Center, dialog_id: str, *, with_branches: bool = False) -> str:
-    """The dialog (and its branches) as Markdown for people: one section per dialog, one per message."""
+    """The dialog (and its branches) as Markdown for people: one section per dialog, one per message.
+
+    A branch that kept its parent's title is headed with what differs (`engine.branch_titles`), so the
+    sections of one family can be told apart.
+    """
     dialogs = _dialogs(center, dialog_id, with_branches)
-    titles = {d.id: clean_line(d.title, 200) or "Untitled dialog" for d in dialogs}
-    parts = [_dialog_markdown(d, titles) for d in dialogs]
+    by_id = {d.id: d for d in dialogs}
+    parts = [_dialog_markdown(d, by_id.get(d.branch_from_id)) for d in dialogs]
     return "\n\n---\n\n".join(parts) + "\n"
 
 
-def _dialog_markdown(dialog: Dialog, titles: dict[str, str]) -> str:
-    lines = [f"# {titles[dialog.id]}", ""]
+def _utc(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _dialog_markdown(dialog: Dialog, parent: Dialog | None) -> str:
+    from .branch_titles import branch_difference
+
+    title = clean_line(dialog.title, 200) or "Untitled dialog"
+    difference = branch_difference(dialog, parent)
+    heading = title
+    if difference is not None:
+        heading += " · " + " · ".join(x for x in ("another answer", difference.model, _utc(difference.created_at)) if x)
+    lines = [f"# {heading}", ""]
     if dialog.branch_from_id:
-        parent = titles.get(dialog.branch_from_id)
-        lines.append(f"- Branch of: {parent!s}" if parent else f"- Branch of dialog `{dialog.branch_from_id}`")
+        if parent is None:
+            lines.append(f"- Branch of dialog `{dialog.branch_from_id}`")
+        else:
+            how = "another answer" if difference is not None else "an edited question or a renamed branch"
+            parent_title = clean_line(parent.title, 200) or "Untitled dialog"
+            lines.append(f"- Branch of: {parent_title} (`{parent.id[:8]}`), {how}")
     if dialog.provider_id or dialog.model_id:
         lines.append(f"- Model: {' / '.join(x for x in (dialog.provider_id, dialog.model_id) if x)}")
-    created = datetime.fromtimestamp(dialog.created_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
-    lines += [f"- Created: {created}", f"- Id: `{dialog.id}`", ""]
+    lines += [f"- Created: {_utc(dialog.created_at)}", f"- Id: `{dialog.id}`", ""]
     for message in dialog.messages:
         lines += _message_markdown(message)
     return "\n".join(lines).rstrip()

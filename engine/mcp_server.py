@@ -11,7 +11,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Transport = Literal["stdio", "http", "sse"]
-ApprovalPolicy = Literal["ask", "allow"]
+ApprovalPolicy = Literal["ask", "read_only", "allow"]
+LogLevel = Literal["", "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+#: Every key a server entry may have (others are reported as unknown; `name` comes from the table name).
+KNOWN_KEYS = frozenset(
+    {"name", "command", "args", "env", "cwd", "url", "serverUrl", "headers", "type", "transport", "disabled",
+     "enabled", "timeout", "approval", "start_on_launch", "roots", "instructions", "log_level", "oauth",
+     "protocol"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +29,11 @@ class MCPServer:
 
     `command` (+ `args`, `env`, `cwd`) means stdio; `url` (+ `headers`) means Streamable HTTP, or legacy SSE
     when `transport` says so. `approval` is "ask" by default: a tool from a server runs only after the user
-    allows it.
+    allows it; "read_only" runs tools the server marks read-only (and not destructive) without asking.
+    `roots` are folders offered to the server besides the one the app started in; `instructions` passes the
+    server's handshake instructions to the model; `log_level` is the least severe log message it should send;
+    `oauth` signs in to an HTTP server with OAuth (also done whenever tokens for it are stored); `protocol` is
+    "handshake" (`initialize`, what every server speaks) or "auto" (2026-07-28 when the server offers it).
     """
 
     name: str
@@ -35,6 +48,11 @@ class MCPServer:
     timeout: float = 30.0
     approval: ApprovalPolicy = "ask"
     start_on_launch: bool = False
+    roots: tuple[str, ...] = ()
+    instructions: bool = True
+    log_level: LogLevel = ""
+    oauth: bool = False
+    protocol: Literal["handshake", "auto"] = "handshake"
 
     @property
     def kind(self) -> Transport:
@@ -78,6 +96,16 @@ class MCPServer:
             data["approval"] = self.approval
         if self.start_on_launch:
             data["start_on_launch"] = True
+        if self.roots:
+            data["roots"] = list(self.roots)
+        if not self.instructions:
+            data["instructions"] = False
+        if self.log_level:
+            data["log_level"] = self.log_level
+        if self.oauth:
+            data["oauth"] = True
+        if self.protocol != "handshake":
+            data["protocol"] = self.protocol
         return data
 
     @classmethod
@@ -111,8 +139,17 @@ class MCPServer:
         env = _string_map(data.get("env"), server_name, "env")
         headers = _string_map(data.get("headers"), server_name, "headers")
         approval = str(data.get("approval", "ask"))
-        if approval not in ("ask", "allow"):
-            raise ValueError(f"MCP server {server_name!r}: 'approval' must be 'ask' or 'allow'")
+        if approval not in ("ask", "read_only", "allow"):
+            raise ValueError(f"MCP server {server_name!r}: 'approval' must be 'ask', 'read_only' or 'allow'")
+        roots = data.get("roots") or []
+        if not isinstance(roots, list | tuple):
+            raise ValueError(f"MCP server {server_name!r}: 'roots' must be a list of folders")
+        protocol = str(data.get("protocol") or "handshake")
+        if protocol not in ("handshake", "auto"):
+            raise ValueError(f"MCP server {server_name!r}: 'protocol' must be 'handshake' or 'auto'")
+        log_level = str(data.get("log_level") or "").lower()
+        if log_level and log_level not in LOG_LEVELS:
+            raise ValueError(f"MCP server {server_name!r}: 'log_level' must be one of {', '.join(LOG_LEVELS)}")
         try:
             timeout = float(data.get("timeout", 30.0))
         except (TypeError, ValueError):
@@ -128,9 +165,19 @@ class MCPServer:
             transport=transport,
             enabled=not bool(data.get("disabled", False)) and bool(data.get("enabled", True)),
             timeout=timeout,
-            approval="allow" if approval == "allow" else "ask",
+            approval="allow" if approval == "allow" else "read_only" if approval == "read_only" else "ask",
             start_on_launch=bool(data.get("start_on_launch", False)),
+            roots=tuple(str(r) for r in roots),
+            instructions=bool(data.get("instructions", True)),
+            log_level=log_level,  # type: ignore[arg-type]  # checked against LOG_LEVELS above
+            oauth=bool(data.get("oauth", False)),
+            protocol="auto" if protocol == "auto" else "handshake",
         )
+
+    @staticmethod
+    def unknown_keys(data: Mapping[str, Any]) -> list[str]:
+        """Keys of an entry this client does not read (a typo, or another client's setting)."""
+        return sorted(str(key) for key in data if key not in KNOWN_KEYS)
 
     @classmethod
     def from_mcp_servers_json(cls, document: Mapping[str, Any]) -> list[MCPServer]:

@@ -6,6 +6,7 @@ API). The API key is held privately and never appears in `repr`, `to_json` or an
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -63,6 +64,8 @@ class Provider:
         #: Whether `models` already holds the endpoint's own list (merged with the configured models).
         self.models_listed = False
         self._adapter: Adapter | None = None
+        self._run_slots: asyncio.Semaphore | None = None
+        self._run_slots_size = 0
 
     def __repr__(self) -> str:
         return f"Provider(id={self.id!r}, kind={self.kind!r}, base_url={self.base_url!r})"
@@ -128,6 +131,27 @@ class Provider:
             if expanded and resolved.strip():
                 found.append(resolved.strip())
         return found
+
+    @property
+    def max_concurrent_runs(self) -> int:
+        """How many runs may have a request out to this provider at once (`max_concurrent_runs`; 0: no limit).
+
+        Servers that answer one request at a time (llama-cpp-python's server cuts the stream it is serving when
+        a second request arrives) need 1; first-run setup sets that for the servers it finds.
+        """
+        value = self.settings.get("max_concurrent_runs", 0)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    @property
+    def run_slots(self) -> asyncio.Semaphore | None:
+        """The semaphore a run holds while its request is out, or None without a limit (remade when it changes)."""
+        size = self.max_concurrent_runs
+        if not size:
+            return None
+        if self._run_slots is None or self._run_slots_size != size:
+            self._run_slots = asyncio.Semaphore(size)
+            self._run_slots_size = size
+        return self._run_slots
 
     @property
     def adapter(self) -> Adapter:

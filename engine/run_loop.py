@@ -18,20 +18,23 @@ History stays consistent whatever happens:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .applog import log_text
 from .approval import DENIED_RESULT, Approval, ApprovalCallback, ToolCallRequest
 from .capability import Capability
 from .events import (
+    EmptyAnswer,
     Event,
+    Notice,
     RunCancelled,
     RunFailed,
     RunFinished,
@@ -39,6 +42,7 @@ from .events import (
     ToolCallFinished,
     ToolCallStarted,
     UsageReported,
+    WaitingForProvider,
 )
 from .function import Function
 from .message import Message, Role
@@ -47,14 +51,18 @@ from .providers.base import (
     Adapter,
     ChatRequest,
     FinishPart,
+    MovedToReasoningPart,
     ProviderError,
     ReasoningPart,
     TextPart,
     ToolCallPart,
     UsagePart,
     redact,
+    retry_delay,
+    retry_limit,
 )
 from .providers.models import ensure_models
+from .tool_context import ToolCallContext, current_tool_call
 from .tool_runner import ToolOutcome, parse_arguments, run_function
 
 if TYPE_CHECKING:
@@ -94,8 +102,21 @@ class _Setup:
     functions: dict[str, Function]
     max_rounds: int
     max_calls: int = DEFAULT_MAX_TOOL_CALLS
+    #: What the user should know before the first round (another model answers, ...), emitted as `Notice`s.
+    notices: list[str] = field(default_factory=list)
+    #: The model the dialog asked for, when another one answers instead.
+    requested_model: str = ""
+    #: Where `dialog_notice` reports (the dialog being run).
+    emit: Callable[[Event], None] | None = None
 
-    def request(self, dialog: Dialog) -> ChatRequest:
+    def dialog_notice(self, text: str) -> None:
+        if self.emit is not None:
+            self.emit(Notice(text))
+
+    def request(self, dialog: Dialog, *, first_round: bool) -> ChatRequest:
+        parameters = dialog.parameters
+        if not self.functions:
+            parameters.pop("tool_choice", None)  # a tool choice without tools is an error on every API
         return ChatRequest(
             model=self.model,
             system=self.system,
@@ -103,6 +124,8 @@ class _Setup:
             tools=[function.declaration() for function in self.functions.values()],
             settings=dict(self.provider.settings),
             provider_id=self.provider.id,
+            parameters=parameters,
+            first_round=first_round,
         )
 
 
@@ -113,6 +136,10 @@ class _Round:
     calls: list[ToolCallPart] = field(default_factory=list)
     finish: FinishPart | None = None
     usage: UsagePart | None = None
+    #: `usage` was counted here because the server reported none.
+    usage_estimated: bool = False
+    #: Text and reasoning parts received: the output estimate for servers that report no usage.
+    parts: int = 0
     unanswered: list[ToolCallPart] = field(default_factory=list)
 
 
@@ -133,6 +160,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
     dialog._capture = captured
     state = _Round()
     setup: _Setup | None = None
+    holding: asyncio.Semaphore | None = None  # the provider's run slot while a request is out
     done = False
     try:
         try:
@@ -144,11 +172,14 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 yield event
             return
 
+        setup.emit = dialog._emit
+        for notice in setup.notices:
+            dialog._emit(Notice(notice))
         rounds = 0
         while True:
             rounds += 1
             state = _Round()
-            request = setup.request(dialog)
+            request = setup.request(dialog, first_round=rounds == 1)
             started = time.monotonic()
             log.debug(
                 "round %d of dialog %s: provider %s, model %s, %d messages, %d tools",
@@ -156,41 +187,72 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             )
             if request.messages:
                 log_text(log, "last message", request.messages[-1].content)
+            slots = setup.provider.run_slots
+            if slots is not None:
+                if slots.locked():
+                    dialog._emit(WaitingForProvider(setup.provider.name))
+                    for event in captured:
+                        yield event
+                    captured.clear()
+                await slots.acquire()
+                holding = slots
             dialog.begin_assistant_message()
             for event in captured:
                 yield event
             captured.clear()
 
             failure_text = ""
-            try:
-                async with aclosing(setup.adapter.stream(request)) as parts:
-                    async for part in parts:
-                        if type(part) is TextPart:
-                            dialog.append_delta(part.text)
-                        elif type(part) is ReasoningPart:
-                            dialog.append_reasoning(part.text)
-                        elif type(part) is ToolCallPart:
-                            state.calls.append(part)
-                        elif type(part) is UsagePart:
-                            state.usage = part
-                            dialog._emit(
-                                UsageReported(
-                                    part.input_tokens, part.output_tokens, part.reasoning_tokens, part.cached_tokens
+            attempt = 0
+            while True:
+                try:
+                    async with aclosing(setup.adapter.stream(request)) as parts:
+                        async for part in parts:
+                            if type(part) is TextPart:
+                                state.parts += 1
+                                dialog.append_delta(part.text)
+                            elif type(part) is ReasoningPart:
+                                state.parts += 1
+                                dialog.append_reasoning(part.text)
+                            elif type(part) is ToolCallPart:
+                                state.calls.append(part)
+                            elif type(part) is UsagePart:
+                                state.usage = part
+                                dialog._emit(
+                                    UsageReported(
+                                        part.input_tokens, part.output_tokens, part.reasoning_tokens, part.cached_tokens
+                                    )
                                 )
-                            )
-                        elif type(part) is FinishPart:
-                            state.finish = part
-                        if captured:
-                            for event in captured:
-                                yield event
-                            captured.clear()
-            except ProviderError as error:
-                failure_text = str(error)
-            except Exception as error:  # a bug or an unwrapped transport error must not leave the dialog stuck
-                log.exception("provider %s failed", setup.provider.id)
-                failure_text = f"{setup.provider.name}: unexpected error: {type(error).__name__}: {error}"
-                for secret in setup.provider.secrets():
-                    failure_text = redact(failure_text, secret)
+                            elif type(part) is FinishPart:
+                                state.finish = part
+                            elif type(part) is MovedToReasoningPart:
+                                dialog.move_answer_to_reasoning()
+                            if captured:
+                                for event in captured:
+                                    yield event
+                                captured.clear()
+                except ProviderError as error:
+                    if _retry_in_stream(error, dialog, state, setup, attempt):
+                        await asyncio.sleep(retry_delay(setup.provider.settings, attempt))
+                        attempt += 1
+                        state = _Round()
+                        continue
+                    if _rejects_tools(error, request):
+                        request = _without_tools(setup, request, error)
+                        for event in captured:
+                            yield event
+                        captured.clear()
+                        state = _Round()
+                        continue
+                    failure_text = str(error)
+                except Exception as error:  # a bug or an unwrapped transport error must not leave the dialog stuck
+                    log.exception("provider %s failed", setup.provider.id)
+                    failure_text = f"{setup.provider.name}: unexpected error: {type(error).__name__}: {error}"
+                    for secret in setup.provider.secrets():
+                        failure_text = redact(failure_text, secret)
+                break
+            if holding is not None:
+                holding.release()
+                holding = None
             if not failure_text and state.finish is None:
                 failure_text = (
                     f"{setup.provider.name}: the answer is incomplete — the stream ended before the model finished "
@@ -212,11 +274,17 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
 
             calls = _unique_ids(state.calls)
             state.calls = calls
+            if state.usage is None:
+                # recorded in the message's meta as an estimate; no UsageReported: the server reported nothing
+                state.usage = _estimated_usage(request, dialog, state)
+                state.usage_estimated = True
             meta = _meta(setup, state, "", "")
             if calls or dialog.streaming_content:
                 dialog.end_assistant_message(tool_calls=_tool_calls_json(calls), meta=meta)
             else:  # only reasoning (a token limit hit while thinking): keep it, end_assistant_message would not
                 _close_stream(dialog, tool_calls="", meta=meta, end=True)
+                reason = state.finish.reason if state.finish is not None else ""
+                dialog._emit(EmptyAnswer(reason, state.usage.output_tokens))
             state.unanswered = list(calls)
             for event in captured:
                 yield event
@@ -234,7 +302,12 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 for event in captured:
                     yield event
                 captured.clear()
-                outcome = await _run_tool(dialog, setup, call, arguments, approve)
+                outcome = ToolOutcome(CANCELLED_RESULT, True, 0.0, arguments)
+                async for item in _run_tool_live(dialog, setup, call, arguments, approve, captured):
+                    if isinstance(item, ToolOutcome):
+                        outcome = item
+                    else:
+                        yield item
                 dialog._emit(
                     ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration)
                 )
@@ -284,6 +357,8 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             _cancel(dialog, setup, state)
         raise
     finally:
+        if holding is not None:
+            holding.release()
         dialog._capture = None
         dialog._running = False
 
@@ -317,12 +392,19 @@ async def _prepare(dialog: Dialog) -> _Setup:
 
     functions: dict[str, Function] = {f.id: f for f in dialog.effective_functions()}
     servers = [s for s in dialog.effective_mcp_servers() if s.enabled]
+    server_notes: list[str] = []
     if servers:
         from .mcp import tool_source_for  # only now: without servers the MCP package is never loaded
 
         try:
-            for function in await tool_source_for(center).functions_for(servers):
+            source = tool_source_for(center)
+            for function in await source.functions_for(servers):
                 functions.setdefault(function.id, function)
+            instructions_for = getattr(source, "instructions_for", None)
+            if callable(instructions_for):
+                server_notes = [
+                    f"Instructions from MCP server {name!r}:\n{text}" for name, text in instructions_for(servers)
+                ]
         except asyncio.CancelledError:
             raise
         except Exception as error:
@@ -335,19 +417,30 @@ async def _prepare(dialog: Dialog) -> _Setup:
     try:
         model = _choose_model(provider, required, bool(functions), dialog.model_id)
     except NoModelAvailable as error:
-        detail = f" (listing the endpoint's models failed: {listing_problem})" if listing_problem else ""
-        raise _Failure(f"{error}{detail}") from None
+        if listing_problem:  # the server's own words first: they say why (a proxy's "No connected db.")
+            raise _Failure(f"listing the models failed: {listing_problem} — so {error}") from None
+        raise _Failure(str(error)) from None
     if Capability.TOOLS not in model.capabilities:
         functions = {}
+    notices = []
+    requested = ""
+    if dialog.model_id and model.id != dialog.model_id:
+        requested = dialog.model_id
+        notices.append(
+            f"{dialog.model_id!r} is not available from {provider.name} for this dialog; {model.label!r} answers "
+            "instead (pick another model to change it)"
+        )
 
-    system = "\n\n".join(skill.content.strip() for skill in dialog.effective_skills() if skill.content.strip())
+    system = "\n\n".join(
+        [skill.content.strip() for skill in dialog.effective_skills() if skill.content.strip()] + server_notes
+    )
     max_rounds = center.settings.get("max_tool_rounds", DEFAULT_MAX_TOOL_ROUNDS)
     if not isinstance(max_rounds, int) or isinstance(max_rounds, bool) or max_rounds < 1:
         max_rounds = DEFAULT_MAX_TOOL_ROUNDS
     max_calls = center.settings.get("max_tool_calls", DEFAULT_MAX_TOOL_CALLS)
     if not isinstance(max_calls, int) or isinstance(max_calls, bool) or max_calls < 1:
         max_calls = DEFAULT_MAX_TOOL_CALLS
-    return _Setup(provider, adapter, model, system, functions, max_rounds, max_calls)
+    return _Setup(provider, adapter, model, system, functions, max_rounds, max_calls, notices, requested)
 
 
 def _choose_model(provider: Provider, required: Capability, wants_tools: bool, preferred_id: str) -> ModelInfo:
@@ -377,7 +470,10 @@ async def _run_tool(
     if function is not None and function.requires_approval and function.id not in dialog.approved_function_ids:
         decision = Approval.DENY
         if approve is not None:
-            request = ToolCallRequest(call.id, function.id, function.name, arguments, dialog.id)
+            hints = getattr(function, "hint_words", None)
+            request = ToolCallRequest(
+                call.id, function.id, function.name, arguments, dialog.id, tuple(hints() if callable(hints) else ())
+            )
             try:
                 decision = await approve(request)
             except asyncio.CancelledError:
@@ -389,6 +485,48 @@ async def _run_tool(
         elif decision is not Approval.ALLOW_ONCE:
             return ToolOutcome(DENIED_RESULT, True, 0.0, arguments)
     return await run_function(function, call.name, call.arguments)
+
+
+async def _run_tool_live(
+    dialog: Dialog,
+    setup: _Setup,
+    call: ToolCallPart,
+    arguments: dict[str, Any],
+    approve: ApprovalCallback | None,
+    captured: list[Event],
+) -> AsyncIterator[Event | ToolOutcome]:
+    """Run one call as a task and pass on what it emits meanwhile (progress), then its outcome, last.
+
+    Cancelling the run cancels the task and waits for it, so an MCP call is abandoned with the protocol's
+    `notifications/cancelled` before the run records the call as cancelled.
+    """
+    wake = asyncio.Event()
+    unsubscribe = dialog.subscribe(lambda _event: wake.set())
+    token = current_tool_call.set(ToolCallContext(dialog, call.id, call.name))
+    try:
+        task = asyncio.ensure_future(_run_tool(dialog, setup, call, arguments, approve))
+    finally:
+        current_tool_call.reset(token)
+    try:
+        while not task.done():
+            waiter = asyncio.ensure_future(wake.wait())
+            try:
+                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
+            wake.clear()
+            if captured:
+                pending = list(captured)
+                captured.clear()
+                for event in pending:
+                    yield event
+        yield task.result()
+    finally:
+        unsubscribe()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait({task}, timeout=10.0)
 
 
 def _preview_arguments(raw: str) -> dict[str, Any]:
@@ -429,6 +567,59 @@ def _tool_calls_json(calls: list[ToolCallPart]) -> str:
     return json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
 
 
+# --- what a failed request can still become -----------------------------------------------------------------
+
+
+def _retry_in_stream(error: ProviderError, dialog: Dialog, state: _Round, setup: _Setup, attempt: int) -> bool:
+    """An error event inside the stream is retried like a 5xx — but only before any of the answer arrived, so
+    nothing the user saw is taken back, and only while the provider's `max_retries` allows."""
+    if not (error.in_stream and error.retryable) or attempt >= retry_limit(setup.provider.settings):
+        return False
+    return not (dialog.streaming_content or dialog.reasoning_content or state.calls)
+
+
+_TOOL_WORDS = ("tool", "function call", "function_call")
+
+
+def _rejects_tools(error: ProviderError, request: ChatRequest) -> bool:
+    """The server refused the request because of its tools (Ollama "does not support tools", vLLM "auto tool
+    choice requires --enable-auto-tool-choice", llama.cpp "tools param requires --jinja")."""
+    if not request.tools or error.retryable or error.status not in (400, 422, 500, 501):
+        return False
+    lowered = error.message.lower()
+    return any(word in lowered for word in _TOOL_WORDS)
+
+
+def _without_tools(setup: _Setup, request: ChatRequest, error: ProviderError) -> ChatRequest:
+    """Learn that the model takes no tools (for this session), say so once, and ask again without them."""
+    model = setup.model
+    model.capabilities &= ~Capability.TOOLS
+    model.extra["capability_sources"] = {**_sources(model), "tools": "learnt: the server rejected tools"}
+    setup.functions = {}
+    words = error.message.split(": ", 1)[-1]
+    setup.dialog_notice(
+        f"{setup.provider.name} rejected the tools for {model.id} ({words}); it answers without tools from now on"
+    )
+    parameters = dict(request.parameters)
+    parameters.pop("tool_choice", None)
+    return replace(request, tools=[], parameters=parameters)
+
+
+def _sources(model: ModelInfo) -> dict[str, str]:
+    sources = model.extra.get("capability_sources")
+    return dict(sources) if isinstance(sources, dict) else {}
+
+
+def _estimated_usage(request: ChatRequest, dialog: Dialog, state: _Round) -> UsagePart:
+    """Token counts when the server reports none: about four characters a token, and at least one token per
+    streamed part for the output (llama.cpp sends one token per event)."""
+    sent = len(request.system) + sum(len(m.content) + len(m.reasoning) + len(m.tool_calls) for m in request.messages)
+    sent += len(json.dumps(request.tools)) if request.tools else 0
+    received = len(dialog.streaming_content) + len(dialog.reasoning_content)
+    received += sum(len(call.name) + len(call.arguments) for call in state.calls)
+    return UsagePart(input_tokens=-(-sent // 4), output_tokens=max(state.parts, -(-received // 4)))
+
+
 # --- ending a round -----------------------------------------------------------------------------------------
 
 
@@ -441,8 +632,12 @@ def _meta(setup: _Setup | None, state: _Round, status: str, error: str) -> dict[
         meta["finish_reason"] = state.finish.reason
         if state.finish.meta:
             meta["provider_data"] = state.finish.meta
+    if setup is not None and setup.requested_model:
+        meta["requested_model_id"] = setup.requested_model
     if state.usage is not None:
         meta["usage"] = state.usage.to_json()
+        if state.usage_estimated:
+            meta["usage"]["estimated"] = True
     if status:
         meta["status"] = status
     if error:

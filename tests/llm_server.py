@@ -64,6 +64,8 @@ class Reply:
     `chunks` are written one by one (each flushed as an HTTP chunk) with `delay_between` seconds between them,
     after `delay_first_byte` seconds of silence. With `cut=True` the connection is closed abruptly after the
     last chunk, without the end of the chunked body — what a crashed or disconnected server looks like.
+    With `drop=True` the request is read and the connection closed without a byte of response: what a client
+    sees when it sends on a kept-alive connection the server had already closed.
     """
 
     status: int = 200
@@ -73,6 +75,7 @@ class Reply:
     delay_first_byte: float = 0.0
     delay_between: float = 0.0
     cut: bool = False
+    drop: bool = False
 
 
 @dataclass
@@ -299,6 +302,9 @@ class LLMServer:
         self.models: list[str] = ["test-model"]
         self.models_reply: Reply | None = None
         self.responder: Callable[[RecordedRequest], Reply] | None = None
+        #: POSTs being answered right now, and the most there ever were at once (for concurrency limits).
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -390,7 +396,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._serve()
 
     def do_POST(self) -> None:
-        self._serve()
+        owner = self.owner
+        with owner._lock:
+            owner.in_flight += 1
+            owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)
+        try:
+            self._serve()
+        finally:
+            with owner._lock:
+                owner.in_flight -= 1
 
     def _serve(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -402,6 +416,10 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {name.lower(): value for name, value in self.headers.items()}
         request = RecordedRequest(self.command, self.path, headers, body, document)
         reply = self.owner._reply_for(request)
+        if reply.drop:
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
         if reply.delay_first_byte:
             time.sleep(reply.delay_first_byte)
         try:

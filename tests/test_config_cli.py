@@ -87,6 +87,8 @@ def test_config_show_gives_sources_and_never_a_key(
     assert lines["theme"].endswith("# config.toml") and '"nord"' in lines["theme"]
     assert lines["run.max_tool_rounds"].endswith("# default") and "16" in lines["run.max_tool_rounds"]
     assert lines["ui.stream_fps"].endswith("# $VISINDIGO_STREAM_FPS")
+    blink = lines["ui.cursor_blink"]
+    assert blink.startswith("ui.cursor_blink = false") and blink.endswith("# default")
     assert lines["config_file"].endswith("# $VISINDIGO_HOME")
     assert "(set)" in lines["providers.work.api_key"] and lines["providers.work.api_key"].endswith("# $WORK_KEY")
     assert "***" in lines["providers.work.headers.Authorization"]

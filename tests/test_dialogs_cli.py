@@ -58,10 +58,11 @@ def test_list_shows_the_tree_with_short_ids(tmp_path: Path, capsys: pytest.Captu
     status, out, _ = run(capsys, "list", "--data-dir", str(tmp_path / "data"))
     assert status == 0
     lines = out.splitlines()
-    assert [line[:8] for line in lines] == [ids["root"][:8], ids["branch"][:8], ids["other"][:8]]
-    assert lines[0].endswith("  Plan three days in Kyoto  (2 messages)")
-    assert lines[1].endswith("    Plan three days in Kyoto  (2 messages)")  # indented under its parent
-    assert lines[2].endswith("  Review this SQL  (1 message)")
+    # the app's tree order: the newest dialog first, branches under the dialog they came from
+    assert [line[:8] for line in lines] == [ids["other"][:8], ids["root"][:8], ids["branch"][:8]]
+    assert lines[0].endswith("  Review this SQL  (1 message)")
+    assert lines[1].endswith("  Plan three days in Kyoto  (2 messages)")
+    assert lines[2].endswith("    Plan three days in Kyoto  (2 messages)")  # indented under its parent
     status, out, err = run(capsys, "--data-dir", str(tmp_path / "empty"), "list")
     assert (status, out, err) == (0, "", "No dialogs yet.\n")
 
@@ -138,7 +139,7 @@ def test_list_and_export_read_a_store_the_app_holds_and_import_waits_for_it(
     data = str(held / "data")
     status, out, err = run(capsys, "list", "--data-dir", data)
     assert status == 0 and len(out.splitlines()) == 3, err
-    root_id = out.splitlines()[0][:8]
+    root_id = out.splitlines()[1][:8]  # newest first: the SQL review, then the Kyoto plan and its branch
     status, out, _ = run(capsys, "export", root_id, "--branches", "--data-dir", data)
     assert status == 0 and len(json.loads(out)["dialogs"]) == 2
     export_file = tmp_path / "x.json"

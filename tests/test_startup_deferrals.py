@@ -33,7 +33,7 @@ DEFERRED = {
     "visindigo.engine.run_loop": "only a run needs it",
     "visindigo.engine.tool_runner": "only a tool call needs it",
     "visindigo.engine.templates.library": "the template library: only its screen reads the folder",
-    "markdown_it": "a new dialog has no message to render",
+    "markdown_it": "the first frame shows an empty dialog; the last one (with its answers) opens just after",
     "visindigo.tui.screens.first_run": "a configured app does not show first-run setup",
     "visindigo.tui.screens.help": "opened by f1",
     "visindigo.tui.screens.model_picker": "opened by f2",

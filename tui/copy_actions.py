@@ -35,7 +35,11 @@ def copy_text(widget: Widget, workbench: Workbench, text: str, what: str) -> Non
 
 
 def save_copy(widget: Widget, workbench: Workbench, text: str, what: str, title: str) -> Path | None:
-    """Save `text` to a file in the working folder (or the data folder's clips/), named after `title`."""
+    """Save `text` to a file in the working folder (or the data folder's clips/), named after `title`; in a
+    browser (`visindigo serve`) it is a download on the user's own machine instead of a file on the server's."""
+    if widget.app.is_web:
+        download_text(widget, text, what, title)
+        return None
     directories = [Path.cwd()]
     if workbench.center.paths is not None:
         directories.append(workbench.center.paths.data_dir / "clips")
@@ -46,6 +50,14 @@ def save_copy(widget: Widget, workbench: Workbench, text: str, what: str, title:
         return None
     widget.notify(f"Saved the {what} to {path}", markup=False)
     return path
+
+
+def download_text(widget: Widget, text: str, what: str, title: str) -> None:
+    import io
+
+    name = file_stem(title, what) + ".md"
+    widget.app.deliver_text(io.StringIO(text), save_filename=name, open_method="download", mime_type="text/markdown")
+    widget.notify(f"Sent the {what} to your browser as a download ({name}).", markup=False)
 
 
 def copy_last_answer(widget: Widget, workbench: Workbench) -> None:

@@ -45,6 +45,9 @@ def _table(schema: dict[str, Any], path: tuple[str, ...], lines: list[str]) -> N
         lines.append(f"# or, instead of {instead}: {line}" if instead else f"#{line}")
     for key, sub in tables:
         lines.append("")
+        if sub.get("x-alias-of"):  # another spelling of a table shown in full: named, not repeated
+            lines.append(f"# [{_dotted((*path, key))}] is read like [{sub['x-alias-of']}] (other clients' spelling)")
+            continue
         _describe(sub, lines)
         named = sub.get("additionalProperties")
         if isinstance(named, dict) and "properties" in named:

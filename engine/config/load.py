@@ -142,12 +142,28 @@ def _build_skills(config: Config, problems: list[ConfigProblem]) -> list[Skill]:
 
 
 def _build_mcp_servers(config: Config, problems: list[ConfigProblem]) -> list[MCPServer]:
-    servers = []
-    for name, entry in config.data.get("mcp_servers", {}).items():
-        try:
-            servers.append(MCPServer.from_json(entry, name=name))
-        except ValueError as exc:
-            problems.append(
-                ConfigProblem(config.config_file, dotted(("mcp_servers", name)), f"{exc}; the server is ignored")
-            )
+    """`[mcp_servers.NAME]` and `[mcpServers.NAME]` (the other clients' spelling) alike; a name in both is
+    taken from `mcp_servers` and the other reported. Keys this client does not read are reported, not fatal."""
+    servers: list[MCPServer] = []
+    seen: set[str] = set()
+    for section in ("mcp_servers", "mcpServers"):
+        for name, entry in config.data.get(section, {}).items():
+            where = dotted((section, name))
+            if name in seen:
+                problems.append(
+                    ConfigProblem(config.config_file, where, "is also in [mcp_servers]; this entry is ignored")
+                )
+                continue
+            try:
+                server = MCPServer.from_json(entry, name=name)
+            except ValueError as exc:
+                problems.append(ConfigProblem(config.config_file, where, f"{exc}; the server is ignored"))
+                continue
+            for key in MCPServer.unknown_keys(entry):
+                problems.append(
+                    ConfigProblem(config.config_file, dotted((section, name, key)), "is not a setting of an MCP "
+                                  "server and is ignored (see the README's MCP servers section)")
+                )
+            seen.add(name)
+            servers.append(server)
     return servers

@@ -17,7 +17,7 @@ from typing import Any
 
 #: Keywords that only annotate a schema; they never make an instance invalid.
 _ANNOTATIONS = frozenset(
-    {"$schema", "$id", "title", "description", "errorMessage", "default", "examples", "x-instead-of"}
+    {"$schema", "$id", "title", "description", "errorMessage", "default", "examples", "x-instead-of", "x-alias-of"}
 )
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),

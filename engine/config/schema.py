@@ -80,6 +80,10 @@ PROVIDER_SETTINGS_SCHEMA: dict[str, Any] = {
             ["text", "tools"],
         ),
         "anthropic_version": doc({"type": "string", "minLength": 1}, "Anthropic: the API version header", "2023-06-01"),
+        "max_concurrent_runs": doc(
+            {"type": "integer", "minimum": 0}, "runs that may have a request out at once (0: no limit)", 1
+        ),
+        "server": doc({"type": "string"}, "which server this is: where capabilities are asked", "ollama"),
         "thinking_budget": doc(_THINKING_BUDGET, "Anthropic: reasoning tokens per answer", 4096),
     },
 }
@@ -166,8 +170,23 @@ MCP_SERVER_SCHEMA: dict[str, Any] = {
         "disabled": doc({"type": "boolean"}, "keep it configured but off", False),
         "enabled": doc({"type": "boolean"}, "the opposite of disabled (VS Code's spelling)", True),
         "timeout": doc(_POSITIVE_NUMBER, "seconds for it to start and for each call", 30),
-        "approval": doc({"enum": ["ask", "allow"]}, "ask: each call needs your OK; allow: none does", "ask"),
+        "approval": doc(
+            {"enum": ["ask", "read_only", "allow"]},
+            "ask: each call needs your OK; read_only: tools marked read-only run at once; allow: none asks",
+            "ask",
+        ),
         "start_on_launch": doc({"type": "boolean"}, "start it with the app, not at first use", False),
+        "roots": doc({"type": "array", "items": {"type": "string"}}, "folders offered as roots", ["~/src"]),
+        "instructions": doc({"type": "boolean"}, "pass the server's instructions to the model", True),
+        "oauth": doc({"type": "boolean"}, "sign in to this HTTP server with OAuth", False),
+        "protocol": doc(
+            {"enum": ["handshake", "auto"]}, "handshake (initialize) or auto (2026-07-28 if offered)", "handshake"
+        ),
+        "log_level": doc(
+            {"enum": ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]},
+            "least severe log message it sends to its log",
+            "warning",
+        ),
     },
     "anyOf": [{"required": ["command"]}, {"required": ["url"]}],
     "errorMessage": "an MCP server needs 'command' (a program started over stdio) or 'url' (HTTP)",
@@ -226,7 +245,12 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         {"type": "number", "minimum": 0.5, "maximum": 60},
                         "redraws per second while an answer streams (1-2 for slow SSH links)",
                         4,
-                    )
+                    ),
+                    "cursor_blink": doc(
+                        {"type": "boolean"},
+                        "a blinking text cursor (off: an idle app writes nothing to the terminal)",
+                        False,
+                    ),
                 },
             },
             "the screen",
@@ -283,6 +307,17 @@ CONFIG_SCHEMA: dict[str, Any] = {
             },
             "tool servers; the same fields as a Claude Desktop entry",
             {},
+        ),
+        # The name every other client uses; read exactly like `mcp_servers`.
+        "mcpServers": doc(
+            {
+                "type": "object",
+                "propertyNames": {"minLength": 1},
+                "additionalProperties": MCP_SERVER_SCHEMA,
+            },
+            "the other clients' spelling of [mcp_servers], read the same way",
+            {},
+            **{"x-alias-of": "mcp_servers"},
         ),
     },
 }

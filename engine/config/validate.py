@@ -14,7 +14,7 @@ from .problems import ConfigProblem, describe, dotted
 from .quick_check import Unsupported, conforms
 
 #: Tables whose entries are named by the user (`[providers.<id>]`): a problem drops that one entry.
-NAMED_SECTIONS = ("providers", "skills", "mcp_servers", "keys", "run", "ui", "user", "tools")
+NAMED_SECTIONS = ("providers", "skills", "mcp_servers", "mcpServers", "keys", "run", "ui", "user", "tools")
 
 
 def prune_unit(path: tuple[Any, ...]) -> tuple[Any, ...]:

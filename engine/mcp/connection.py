@@ -15,30 +15,34 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime
 import json
 import logging
-import os
-import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..mcp_server import MCPServer, Transport
 from ..message import Message
+from ..tool_context import ToolCallContext, current_tool_call
+from .calls import CallTimedOut, ToolCallWatch, call_with_progress
+from .changes import ChangeFollowing
+from .client_side import ClientSide
 from .content import call_result_to_dict, prompt_messages
 from .expand import ResolvedServer, UnsetVariable, redact, resolve
-from .status import MCPPromptInfo, MCPServerError, PromptArgument, ServerState, ServerStatus, ToolInfo
+from .listing import list_prompts, list_resources, list_tools
+from .sdk import sdk_problem
+from .server_log import ServerLog, log_file_name
+from .start_failure import StartFailures, root_cause
+from .status import MCPPromptInfo, MCPServerError, ResourceInfo, ServerState, ServerStatus, ToolInfo
 
 if TYPE_CHECKING:
     from mcp.client import Client
 
+    from ..lookup import DialogHost
+    from .host import MCPHost
+
 log = logging.getLogger(__name__)
 
-#: A log file larger than this is moved aside to `.log.1` when the server next starts.
-MAX_LOG_BYTES = 2_000_000
-#: Listing pages followed at most (a paginator that never ends must not hang a start).
-MAX_PAGES = 100
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
 
@@ -48,26 +52,31 @@ def fingerprint(server: MCPServer) -> str:
     return json.dumps(server.to_json(), sort_keys=True)
 
 
-def _root_cause(error: BaseException) -> BaseException:
-    """The first leaf of an exception group (task groups wrap the real error)."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    return error
+def _announces_changes(client: Client) -> bool:
+    capabilities = client.server_capabilities
+    return bool(
+        (capabilities.tools and capabilities.tools.list_changed)
+        or (capabilities.prompts and capabilities.prompts.list_changed)
+    )
 
 
-def _log_file_name(name: str) -> str:
-    return "mcp-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "server") + ".log"
-
-
-class ServerConnection:
+class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
     """The running (or stopped) instance of one server config."""
 
     def __init__(
-        self, server: MCPServer, *, log_dir: Path | None, startup_timeout: float, list_refresh: float = 30.0
+        self,
+        server: MCPServer,
+        *,
+        log_dir: Path | None,
+        startup_timeout: float,
+        list_refresh: float = 30.0,
+        host: MCPHost | None = None,
+        center: DialogHost | None = None,
+        credentials_file: Path | None = None,
     ) -> None:
         self.server = server
         self.fingerprint = fingerprint(server)
-        self.log_path = log_dir / _log_file_name(server.name) if log_dir is not None else None
+        self.log_path = log_dir / log_file_name(server.name) if log_dir is not None else None
         self.startup_timeout = startup_timeout
         #: Seconds after which a run asks a running server for its tools again.
         self.list_refresh = list_refresh
@@ -76,7 +85,17 @@ class ServerConnection:
         self.state = ServerState.STOPPED
         self.error = ""
         self.tools: list[ToolInfo] = []
+        self.task_only_tools: list[str] = []
         self.prompts: list[MCPPromptInfo] = []
+        self.resources: list[ResourceInfo] = []
+        self.instructions = ""
+        #: Tool calls under way, newest last: a server request that comes without context belongs to them.
+        self._calls: list[ToolCallWatch] = []
+        #: Listeners of `notifications/resources/updated`, by URI.
+        self.resource_listeners: dict[str, list[Any]] = {}
+        self.client_side = ClientSide(
+            server, host=host, center=center, active_call=self._active_call, waiting_on_user=self._waiting_on_user
+        )
         self.protocol_version = ""
         self.server_version = ""
         #: The transport in use: the configured one, or "sse" when an unlabelled URL turned out to be legacy SSE.
@@ -93,6 +112,15 @@ class ServerConnection:
         self._lock = asyncio.Lock()
         self._secrets: frozenset[str] = frozenset()
         self._errlog: TextIO | None = None
+        self._background: set[asyncio.Task[None]] = set()
+        self._announces_changes = False
+        #: Where OAuth tokens are kept; None: this connection never signs in.
+        self.credentials_file = credentials_file
+        #: The user asked to sign in (the MCP screen): OAuth is used even if the config does not say so.
+        self.sign_in_requested = False
+        #: The authorization page is being shown: the start-up timeout waits for the person.
+        self.signing_in = False
+        self._listen_task: asyncio.Task[None] | None = None
 
     # --- status -------------------------------------------------------------------------------------------
 
@@ -106,6 +134,11 @@ class ServerConnection:
         return self.server.timeout if self.server.timeout > 0 else None
 
     @property
+    def client(self) -> Client | None:
+        """The SDK client while the server runs (for the resource and completion requests)."""
+        return self._client
+
+    @property
     def is_running(self) -> bool:
         return self.state is ServerState.RUNNING and self._client is not None
 
@@ -116,53 +149,23 @@ class ServerConnection:
             error=self.error,
             tool_count=len(self.tools),
             prompt_count=len(self.prompts),
+            tools=tuple(self.tools),
+            task_only_tools=tuple(self.task_only_tools),
+            resource_count=len(self.resources),
+            instructions=self.instructions,
             log_path=str(self.log_path) if self.log_path is not None and self.server.kind == "stdio" else None,
             transport=self.transport,
             protocol_version=self.protocol_version,
             server_version=self.server_version,
         )
 
-    def _where_to_look(self) -> str:
-        if self.log_path is not None and self.server.kind == "stdio":
-            return f"; its log is {self.log_path}"
-        return ""
-
-    def _describe(self, error: BaseException) -> str:
-        """A user-facing reason for a start failure, with any expanded secret scrubbed out."""
-        error = _root_cause(error)
-        server = self.server
-        hint = self._where_to_look()
-        if isinstance(error, FileNotFoundError) and server.kind == "stdio":
-            hint = ""
-            if server.cwd and error.filename and str(error.filename) == os.path.expanduser(server.cwd):
-                reason = f"its working directory {server.cwd!r} does not exist"
-            else:
-                where = "" if "/" in server.command or os.sep in server.command else " on PATH"
-                reason = f"the command {server.command!r} was not found{where}"
-        elif isinstance(error, PermissionError) and server.kind == "stdio":
-            hint = ""
-            reason = f"the command {server.command!r} could not be run (permission denied)"
-        elif isinstance(error, TimeoutError):
-            reason = f"it did not answer within {self.startup_timeout:g} s"
-        elif getattr(error, "code", None) == _CONNECTION_CLOSED or isinstance(error, EOFError):
-            reason = "it exited during startup" if server.kind == "stdio" else "the connection was closed"
-        elif self._http_refusal is not None:  # the SDK reports only "an error response"; say which
-            status, phrase = self._http_refusal
-            reason = f"{server.url} answered HTTP {status} {phrase}".rstrip()
-            if status in (401, 403):
-                reason += " (check the token or other headers it needs)"
-            elif self._may_be_legacy_sse():
-                reason += " as Streamable HTTP and did not answer as legacy SSE either (is the URL right?)"
-        elif type(error).__module__.startswith("httpx"):
-            reason = f"could not reach {server.url}: {type(error).__name__}: {error}"
-        else:
-            reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-        return redact(f"MCP server {self.name!r} could not start: {reason}{hint}", self._secrets)
-
     # --- lifecycle ----------------------------------------------------------------------------------------
 
     def _listing_due(self) -> bool:
-        return self._lists_changed or time.monotonic() - self._listed_at >= self.list_refresh
+        """A server that announces list changes is re-read when it does; others when the listing is old."""
+        if self._lists_changed:
+            return True
+        return not self._announces_changes and time.monotonic() - self._listed_at >= self.list_refresh
 
     async def ensure_running(self, *, fresh_lists: bool = False) -> None:
         """Start the server unless it is running; raise `MCPServerError` saying why it cannot be.
@@ -182,6 +185,10 @@ class ServerConnection:
             await self._stop_locked(keep_error=True)
             self.state = ServerState.STARTING
             self.error = ""
+            problem = sdk_problem()
+            if problem:
+                self._fail(f"MCP server {self.name!r} could not start: {problem}")
+                raise MCPServerError(self.error, server=self.name) from None
             try:
                 resolved = resolve(self.server)
             except UnsetVariable as problem:
@@ -189,6 +196,9 @@ class ServerConnection:
                 raise MCPServerError(self.error, server=self.name) from None
             self._secrets = resolved.secrets
             self._http_refusal = None
+            if missing_sdk():
+                self._fail(f"MCP server {self.name!r} could not start: {MISSING_SDK}")
+                raise MCPServerError(self.error, server=self.name) from None
             self.loop = asyncio.get_running_loop()
             error = await self._attempt(resolved, self.server.kind)
             if error is not None and self._may_be_legacy_sse():
@@ -212,7 +222,7 @@ class ServerConnection:
         ready: asyncio.Future[None] = self.loop.create_future()
         self._task = asyncio.create_task(self._own(resolved, transport, ready), name=f"mcp server {self.name}")
         try:
-            await asyncio.wait_for(asyncio.shield(ready), self.startup_timeout)
+            await self._wait_ready(ready)
         except asyncio.CancelledError:
             await asyncio.shield(self._stop_locked(keep_error=False))
             raise
@@ -221,16 +231,17 @@ class ServerConnection:
             return error
         return None
 
-    def _may_be_legacy_sse(self) -> bool:
-        """An unlabelled URL answered the Streamable HTTP handshake with a 4xx that is not about credentials."""
-        refusal = self._http_refusal
-        return (
-            self.server.transport is None
-            and self.server.kind == "http"
-            and refusal is not None
-            and 400 <= refusal[0] < 500
-            and refusal[0] not in (401, 403)
-        )
+    async def _wait_ready(self, ready: asyncio.Future[None]) -> None:
+        """Wait out the start-up timeout — which does not run while the user signs in in the browser."""
+        while True:
+            try:
+                await asyncio.wait_for(asyncio.shield(ready), self.startup_timeout)
+                return
+            except TimeoutError:
+                if not self.signing_in:
+                    raise
+                while self.signing_in and not ready.done():  # bounded by the sign-in's own timeout
+                    await asyncio.sleep(0.2)
 
     def _on_http_error(self, status: int, phrase: str) -> None:
         self._http_refusal = (status, phrase)
@@ -250,27 +261,42 @@ class ServerConnection:
         try:
             with self._open_log() as errlog:
                 self._errlog = errlog
-                transport = open_transport(transport_kind, resolved, errlog, self._on_stream_end, self._on_http_error)
+                transport = open_transport(
+                    transport_kind, resolved, errlog, self._on_stream_end, self._on_http_error, self._oauth()
+                )
                 client = Client(
                     transport,
-                    read_timeout_seconds=self.request_timeout,
+                    # The handshake is bounded by the start-up timeout (a server may be slow to load); each request
+                    # after it by the server's `timeout` (tool calls by the progress-aware clock in `calls`).
+                    read_timeout_seconds=None,
                     client_info=Implementation(name="visindigo", version="0.1.0"),
                     logging_callback=self._on_log_message,
+                    log_level=self.server.log_level or None,
                     message_handler=self._on_message,
                     cache=None,
+                    # The handshake era by default: every server speaks it, and on a 2026-07-28 connection an SDK
+                    # server's ctx.elicit / create_message / list_roots fail ("no back-channel").
+                    mode="auto" if self.server.protocol == "auto" else "legacy",
+                    **self.client_side.callbacks(),
                 )
                 async with client:
                     self.protocol_version = client.protocol_version
                     info = client.server_info
                     self.server_version = f"{info.name} {info.version}" if info is not None else ""
-                    self.tools = await self._list_tools(client)
-                    self.prompts = await self._list_prompts(client)
+                    self.instructions = client.instructions or ""
+                    await self._set_log_level(client)
+                    self._announces_changes = _announces_changes(client)
+                    await self._list_everything(client)
                     self._listed_at = time.monotonic()
                     self._lists_changed = False
                     self._client = client
                     if not ready.done():
                         ready.set_result(None)
-                    await self._stop.wait()
+                    self.restart_listening()
+                    try:
+                        await self._stop.wait()
+                    finally:
+                        self._stop_listening()
         except BaseException as error:
             if not ready.done():
                 ready.set_exception(error if isinstance(error, Exception) else RuntimeError(repr(error)))
@@ -278,7 +304,7 @@ class ServerConnection:
                 raise
             if not self._stopping:
                 # info, not warning: with no logging set up, a warning would be printed over the screen.
-                log.info("MCP server %r ended with %s", self.name, type(_root_cause(error)).__name__)
+                log.info("MCP server %r ended with %s", self.name, type(root_cause(error)).__name__)
         finally:
             self._client = None
             self._errlog = None
@@ -287,41 +313,6 @@ class ServerConnection:
                     f"MCP server {self.name!r} stopped unexpectedly; it will be restarted on next use"
                     f"{self._where_to_look()}"
                 )
-
-    @contextlib.contextmanager
-    def _open_log(self) -> Any:
-        """The server's log file (appended, rotated when large), or a sink when logging is off."""
-        if self.log_path is None:
-            with open(os.devnull, "w", encoding="utf-8") as sink:
-                yield sink
-            return
-        try:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(OSError):
-                if self.log_path.stat().st_size > MAX_LOG_BYTES:
-                    self.log_path.replace(self.log_path.with_name(self.log_path.name + ".1"))
-            opened = open(self.log_path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115 - closed below
-        except OSError as error:  # an unwritable log folder must not keep the server from starting
-            log.info("cannot write the log of MCP server %r (%s); its output is discarded", self.name, error)
-            with open(os.devnull, "w", encoding="utf-8") as sink:
-                yield sink
-            return
-        with opened as errlog:
-            stamp = datetime.datetime.now().isoformat(timespec="seconds")
-            # The stored (unexpanded) settings: a log must not hold a secret either.
-            server = self.server
-            target = " ".join([server.command, *server.args]) if server.kind == "stdio" else server.url
-            errlog.write(f"\n--- {stamp} starting {self.name!r} ({self.transport}): {target}\n")
-            errlog.flush()
-            yield errlog
-
-    async def _on_log_message(self, params: Any) -> None:
-        """Log notifications from the server go to its log file, like its stderr — never to the screen."""
-        errlog = self._errlog
-        if errlog is not None and not errlog.closed:
-            data = params.data if isinstance(params.data, str) else json.dumps(params.data, default=str)
-            errlog.write(f"[{params.level}] {params.logger + ': ' if params.logger else ''}{data}\n")
-            errlog.flush()
 
     def _on_stream_end(self) -> None:
         """The server's stream ended: unless we are stopping it, it crashed or hung up."""
@@ -333,10 +324,32 @@ class ServerConnection:
         self._client = None
         self._stop.set()
 
-    async def _on_message(self, message: Any) -> None:
-        """Handshake-era servers announce list changes on their own; note it for the next run."""
-        if getattr(message, "method", "") in ("notifications/tools/list_changed", "notifications/prompts/list_changed"):
-            self._lists_changed = True
+    async def _list_everything(self, client: Client) -> None:
+        self.tools, self.task_only_tools = await list_tools(client)
+        self.prompts = await list_prompts(client, self.name)
+        self.resources = await list_resources(client, self.name)
+
+    def _oauth(self) -> Any:
+        """The SDK's OAuth provider for an HTTP server that signs in (configured, asked for, or signed in before)."""
+        if self.server.kind == "stdio" or self.credentials_file is None:
+            return None
+        from .oauth import OAuthSignIn
+
+        sign_in = OAuthSignIn(self.server, self.credentials_file, self.client_side.host, self._set_signing_in)
+        if not (self.server.oauth or self.sign_in_requested or sign_in.storage.has_tokens()):
+            return None
+        return sign_in.auth()
+
+    def _set_signing_in(self, value: bool) -> None:
+        self.signing_in = value
+
+    def _active_call(self) -> ToolCallContext | None:
+        return self._calls[-1].context if self._calls else None
+
+    def _waiting_on_user(self, delta: int) -> None:
+        """While a person answers a server's question, no call of this server times out."""
+        for watch in self._calls:
+            watch.waiting_on_user += delta
 
     async def _refresh_lists(self) -> None:
         """List tools and prompts again; a connection that turns out dead is marked for a restart."""
@@ -347,8 +360,9 @@ class ServerConnection:
             return
         self._lists_changed = False
         try:
-            self.tools = await self._list_tools(client)
-            self.prompts = await self._list_prompts(client)
+            await asyncio.wait_for(self._list_everything(client), self.request_timeout)
+        except TimeoutError:
+            log.info("MCP server %r did not list its tools again within %s s", self.name, self.request_timeout)
         except MCPError as error:
             if error.code == _CONNECTION_CLOSED:
                 self._on_stream_end()
@@ -358,44 +372,6 @@ class ServerConnection:
             log.info("MCP server %r failed while listing its tools: %s", self.name, type(error).__name__)
             self._on_stream_end()
         self._listed_at = time.monotonic()
-
-    async def _list_tools(self, client: Client) -> list[ToolInfo]:
-        tools: list[ToolInfo] = []
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):
-            page = await client.list_tools(cursor=cursor)
-            for tool in page.tools:
-                title = tool.title or (tool.annotations.title if tool.annotations else None) or ""
-                schema = tool.input_schema if isinstance(tool.input_schema, dict) else {"type": "object"}
-                tools.append(ToolInfo(tool.name, tool.description or "", dict(schema), title))
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return tools
-
-    async def _list_prompts(self, client: Client) -> list[MCPPromptInfo]:
-        if client.server_capabilities.prompts is None:
-            return []
-        from mcp.shared.exceptions import MCPError
-
-        prompts: list[MCPPromptInfo] = []
-        cursor: str | None = None
-        try:
-            for _ in range(MAX_PAGES):
-                page = await client.list_prompts(cursor=cursor)
-                for prompt in page.prompts:
-                    arguments = tuple(
-                        PromptArgument(a.name, a.description or "", bool(a.required)) for a in prompt.arguments or []
-                    )
-                    prompts.append(
-                        MCPPromptInfo(self.name, prompt.name, prompt.description or "", arguments, prompt.title or "")
-                    )
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-        except MCPError as error:  # a server that announces prompts but cannot list them still has tools
-            log.info("MCP server %r could not list its prompts: %s", self.name, error)
-        return prompts
 
     async def stop(self) -> None:
         """Stop the server (closing stdin, then terminating it) and wait until it is gone."""
@@ -445,10 +421,29 @@ class ServerConnection:
 
         self.in_flight += 1
         started = time.monotonic()
+        watch = ToolCallWatch(current_tool_call.get())
+        self._calls.append(watch)
         try:
-            result = await client.call_tool(tool_name, arguments, read_timeout_seconds=self.request_timeout)
+            result = await call_with_progress(
+                client, tool_name, arguments, timeout=self.request_timeout, watch=watch
+            )
+        except CallTimedOut:
+            return {
+                "isError": True,
+                "error": f"MCP server {self.name!r} did not answer tool {tool_name!r} within {self.server.timeout:g} s "
+                f"and sent no progress meanwhile (waited {time.monotonic() - started:.1f} s in all); the call was "
+                "cancelled",
+            }
         except MCPError as error:
             return {"isError": True, "error": self._request_failure(error, f"tool {tool_name!r}", started)}
+        except RuntimeError as error:
+            if "structured content" not in str(error) and "schema" not in str(error):
+                raise
+            # The SDK checks a result against the tool's outputSchema: a broken result is the tool's fault,
+            # not the connection's, so the server keeps running.
+            return {"isError": True, "error": self._redacted(
+                f"MCP server {self.name!r} answered tool {tool_name!r} with a result that does not match the "
+                f"tool's own output schema: {error}")}
         except Exception as error:  # transport failure (HTTP error, broken pipe): restart on next use
             message = self._redacted(f"MCP server {self.name!r} failed during tool {tool_name!r}: "
                                      f"{type(error).__name__}: {error}")
@@ -457,7 +452,9 @@ class ServerConnection:
             return {"isError": True, "error": message}
         finally:
             self.in_flight -= 1
-        return call_result_to_dict(result)
+            self._calls.remove(watch)
+        tool = next((t for t in self.tools if t.name == tool_name), None)
+        return call_result_to_dict(result, tool.output_schema if tool is not None else None)
 
     def _request_failure(self, error: Any, what: str, started: float) -> str:
         """Readable text for an `MCPError`; a closed connection also marks the server for a restart."""
@@ -476,6 +473,8 @@ class ServerConnection:
     def _redacted(self, text: str) -> str:
         return redact(text, self._secrets)
 
+    redacted = _redacted
+
     async def get_prompt(self, prompt_name: str, arguments: dict[str, str]) -> list[Message]:
         """A server prompt filled with `arguments`, as messages named `server/prompt`."""
         await self.ensure_running()
@@ -488,7 +487,12 @@ class ServerConnection:
         self.in_flight += 1
         try:
             # Bounded by the client's read timeout (the server's `timeout`), like every request.
-            result = await client.get_prompt(prompt_name, arguments)
+            result = await asyncio.wait_for(client.get_prompt(prompt_name, arguments), self.request_timeout)
+        except TimeoutError:
+            message = (f"MCP server {self.name!r} did not answer prompt {prompt_name!r} within "
+                       f"{self.server.timeout:g} s (waited {time.monotonic() - started:.1f} s); the request was "
+                       "abandoned")
+            raise MCPServerError(message, server=self.name) from None
         except MCPError as error:
             message = self._request_failure(error, f"prompt {prompt_name!r}", started)
             raise MCPServerError(message, server=self.name) from None
@@ -496,3 +500,19 @@ class ServerConnection:
             self.in_flight -= 1
         return prompt_messages(result, f"{self.name}/{prompt_name}")
 
+
+#: Said at once when a server is configured but the SDK is not importable (a broken or partial install).
+MISSING_SDK = (
+    "the MCP SDK is not installed — it is the Python package 'mcp', a dependency of Visindigo; reinstall "
+    "Visindigo or run: pip install mcp"
+)
+
+
+def missing_sdk() -> bool:
+    """Whether the `mcp` package cannot be imported; checked without importing it (startup stays cheap)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("mcp") is None
+    except (ImportError, ValueError):
+        return True

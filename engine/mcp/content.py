@@ -11,6 +11,7 @@ Blocks are read by their `type` attribute only, so this module never imports the
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..message import Image, Message, Role
@@ -46,8 +47,23 @@ def block_text(block: Any) -> str:
     return f"[{kind or 'unknown'} content, not shown]"
 
 
-def call_result_to_dict(result: Any) -> dict[str, Any]:
-    """A `CallToolResult` as the JSON object the model receives."""
+def _repeats(text: str, structured: object) -> bool:
+    """Whether the text blocks are just the structured content serialised (what most servers send)."""
+    if structured == {"result": text}:  # the SDK wraps a plain return value so
+        return True
+    try:
+        return bool(json.loads(text) == structured)
+    except (ValueError, TypeError):
+        return False
+
+
+def call_result_to_dict(result: Any, output_schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A `CallToolResult` as the JSON object the model receives.
+
+    With `structuredContent` the object is that content; text blocks that say more than its serialisation
+    are kept beside it as `content` (the spec: a client may show either, so a server can put different
+    things in each). The SDK has already checked the content against `output_schema`.
+    """
     blocks = list(getattr(result, "content", None) or [])
     text = "\n".join(block_text(block) for block in blocks)
     if getattr(result, "is_error", False):
@@ -55,7 +71,7 @@ def call_result_to_dict(result: Any) -> dict[str, Any]:
     structured = getattr(result, "structured_content", None)
     if structured is not None:
         data: dict[str, Any] = dict(structured) if isinstance(structured, dict) else {"result": structured}
-        if any(getattr(b, "type", "") != "text" for b in blocks) and "content" not in data:
+        if text and "content" not in data and not _repeats(text, structured):
             data["content"] = text
         return data
     return {"content": text}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,15 +18,18 @@ from ..mcp_server import MCPServer
 from ..message import Message
 from .connection import ServerConnection, fingerprint
 from .naming import assign_function_ids
-from .status import MCPPromptInfo, MCPServerError, ServerState, ServerStatus
+from .status import MCPPromptInfo, MCPServerError, ResourceInfo, ServerState, ServerStatus
 from .tool import MCPToolFunction
 
 if TYPE_CHECKING:
-    from ..lookup import ToolSource, ToolSourceHost
+    from ..lookup import DialogHost, ToolSource
+    from .host import MCPHost
+    from .resources import ResourceContent
 
 #: How long a server may take to start and answer its handshake (a `uvx` first run downloads packages).
 DEFAULT_STARTUP_TIMEOUT = 60.0
-#: A run re-reads the tool list of a server listed longer ago than this (servers may add tools while running).
+#: A run re-reads the tool list of a server listed longer ago than this, unless the server announces its
+#: changes (`listChanged`), which are then read at once instead.
 DEFAULT_LIST_REFRESH = 30.0
 
 
@@ -43,8 +46,19 @@ class MCPManager:
         *,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
         list_refresh: float = DEFAULT_LIST_REFRESH,
+        host: MCPHost | None = None,
+        center: DialogHost | None = None,
+        credentials_file: Path | None = None,
     ) -> None:
         self.log_dir = log_dir
+        #: Answers servers' elicitation and sampling requests; without one, neither is declared to servers.
+        self.host = host
+        #: Whose providers serve sampling when the request comes outside any dialog's tool call.
+        self.center = center
+        #: Where OAuth sign-ins keep their tokens (the credentials file); None: HTTP servers cannot sign in.
+        self.credentials_file = credentials_file
+        #: The first root offered to servers; None: the folder the app was started in.
+        self.start_folder: str | None = None
         self.startup_timeout = startup_timeout
         self.list_refresh = list_refresh
         self._connections: dict[tuple[str, str], ServerConnection] = {}
@@ -63,8 +77,15 @@ class MCPManager:
         connection = self._connections.get(key)
         if connection is None:
             connection = ServerConnection(
-                server, log_dir=self.log_dir, startup_timeout=self.startup_timeout, list_refresh=self.list_refresh
+                server,
+                log_dir=self.log_dir,
+                startup_timeout=self.startup_timeout,
+                list_refresh=self.list_refresh,
+                host=self.host,
+                center=self.center,
+                credentials_file=self.credentials_file,
             )
+            connection.client_side.start_folder = self.start_folder
             self._connections[key] = connection
         previous = self._latest.get(server.name)
         self._latest[server.name] = key
@@ -178,7 +199,77 @@ class MCPManager:
         return await self._connection(server).get_prompt(prompt_name, dict(arguments))
 
 
-def tool_source_for(center: ToolSourceHost) -> ToolSource:
+    # --- resources, completions, instructions ---------------------------------------------------------------
+
+    async def list_resources(self, servers: list[MCPServer]) -> list[ResourceInfo]:
+        """Every resource and resource template of these servers (a server that cannot start is left out)."""
+        running, _failures = await self._start_all(servers)
+        return [resource for connection in running for resource in connection.resources]
+
+    async def read_resource(self, server: MCPServer, uri: str) -> ResourceContent:
+        from .resources import read
+
+        return await read(self._connection(server), uri)
+
+    async def subscribe_resource(self, server: MCPServer, uri: str, listener: Callable[[str], None]) -> bool:
+        """`listener(uri)` on each `resources/updated` for `uri`; False when the server offers no subscriptions."""
+        from .resources import subscribe
+
+        connection = self._connection(server)
+        await connection.ensure_running()
+        return await subscribe(connection, uri, listener)
+
+    async def complete(
+        self, server: MCPServer, kind: str, name: str, argument: str, value: str, context: dict[str, str] | None = None
+    ) -> list[str]:
+        """Suggestions for an argument of a prompt (`kind="prompt"`) or resource template (`"resource"`)."""
+        from .resources import complete
+
+        connection = self._connection(server)
+        try:
+            await connection.ensure_running()
+        except MCPServerError:
+            return []
+        return await complete(connection, kind, name, argument, value, context or {})
+
+    def instructions_for(self, servers: Iterable[MCPServer]) -> list[tuple[str, str]]:
+        """(server, instructions) of the running servers whose `instructions` setting is on."""
+        found = []
+        for server in servers:
+            key = (server.name, fingerprint(server))
+            connection = self._connections.get(key)
+            if server.instructions and connection is not None and connection.instructions.strip():
+                found.append((server.name, connection.instructions.strip()))
+        return found
+
+    async def sign_in(self, server: MCPServer) -> ServerStatus:
+        """Start (again) an HTTP server with OAuth: the sign-in page is shown by the host."""
+        await self.stop(server.name)
+        connection = self._connection(server)
+        connection.sign_in_requested = True
+        with contextlib.suppress(MCPServerError):  # the reason is in the status
+            await connection.ensure_running()
+        return connection.status()
+
+    async def sign_out(self, server: MCPServer) -> None:
+        """Forget the server's OAuth tokens and registration, and stop it."""
+        await self.stop(server.name)
+        if self.credentials_file is not None:
+            from .oauth import CredentialsTokenStorage
+
+            CredentialsTokenStorage(self.credentials_file, server).forget()
+        connection = self._connection(server)
+        connection.sign_in_requested = False
+
+    async def set_start_folder(self, folder: str) -> None:
+        """Offer `folder` as the first root from now on and tell running servers the roots changed."""
+        self.start_folder = folder
+        for connection in self._connections.values():
+            connection.client_side.start_folder = folder
+        await asyncio.gather(*(c.roots_changed() for c in self._connections.values()), return_exceptions=True)
+
+
+def tool_source_for(center: DialogHost) -> ToolSource:
     """The Center's tool source, made on first need when nobody installed one.
 
     A script that only calls `center.add_mcp(...)`, or a dialog that brings its own server, must get that
@@ -187,5 +278,6 @@ def tool_source_for(center: ToolSourceHost) -> ToolSource:
     """
     if center.tool_source is None:
         log_dir = center.paths.data_dir / "logs" if center.paths is not None else None
-        center.tool_source = MCPManager(log_dir)
+        credentials = center.paths.credentials_file if center.paths is not None else None
+        center.tool_source = MCPManager(log_dir, center=center, credentials_file=credentials)
     return center.tool_source

@@ -6,7 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ..function import Function
-from .status import ToolInfo
+from .status import ToolHints, ToolInfo
 
 if TYPE_CHECKING:
     from .connection import ServerConnection
@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 class MCPToolFunction(Function):
     """A tool of a running MCP server.
 
-    Asks for approval unless the server's config says `approval = "allow"`. The result is always an object:
+    Asks for approval unless the server's config says `approval = "allow"`, or `"read_only"` and the tool is
+    annotated read-only and not destructive. The result is always an object:
     the server's `structuredContent`, or `{"content": text}`, or `{"isError": true, "error": why}` — never an
     exception, so a crashed or silent server costs one tool result, not the dialog.
     """
@@ -24,7 +25,8 @@ class MCPToolFunction(Function):
         self._connection = connection
         self._tool = tool
         self._id = function_id
-        self.requires_approval = connection.server.approval != "allow"
+        approval = connection.server.approval
+        self.requires_approval = not (approval == "allow" or (approval == "read_only" and tool.hints.safe_to_allow))
 
     @property
     def id(self) -> str:
@@ -41,6 +43,14 @@ class MCPToolFunction(Function):
     @property
     def parameter_schema(self) -> dict[str, Any]:
         return self._tool.input_schema
+
+    @property
+    def hints(self) -> ToolHints:
+        return self._tool.hints
+
+    def hint_words(self) -> list[str]:
+        """The tool's annotations in words, for the approval modal (hints from the server, not guarantees)."""
+        return self._tool.hints.words()
 
     @property
     def server_name(self) -> str:

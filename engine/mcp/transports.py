@@ -17,7 +17,6 @@ from typing import Any, TextIO
 
 import anyio
 import httpx2
-from mcp.client._transport import ReadStream, TransportStreams, WriteStream
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -38,7 +37,7 @@ HTTP_READ_TIMEOUT = 300.0
 class WatchedReadStream:
     """A read stream that calls `on_end` once when the server's side of the conversation ends."""
 
-    def __init__(self, inner: ReadStream[SessionMessage | Exception], on_end: Callable[[], None]) -> None:
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
         self._inner = inner
         self._on_end = on_end
         self._ended = False
@@ -50,7 +49,8 @@ class WatchedReadStream:
 
     async def receive(self) -> SessionMessage | Exception:
         try:
-            return await self._inner.receive()
+            item: SessionMessage | Exception = await self._inner.receive()
+            return item
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
             self._end()
             raise
@@ -88,15 +88,17 @@ async def open_transport(
     errlog: TextIO,
     on_end: Callable[[], None],
     on_http_error: Callable[[int, str], None] | None = None,
-) -> AsyncIterator[TransportStreams]:
+    auth: httpx2.Auth | None = None,
+) -> AsyncIterator[tuple[Any, Any]]:
     """Start or connect to the server and yield its message streams; leaving the block stops it.
 
     `on_http_error(status, reason)` hears of every HTTP error answer on Streamable HTTP: the SDK turns them
     all into "Server returned an error response", which tells a user nothing about a 401 or a 404.
     """
     async with AsyncExitStack() as stack:
-        read: ReadStream[SessionMessage | Exception]
-        write: WriteStream[SessionMessage]
+        # The SDK's stream types live in private modules (mcp.shared._stream_protocols): typed loosely here.
+        read: Any
+        write: Any
         if kind == "stdio":
             parameters = StdioServerParameters(
                 command=resolved.command,
@@ -108,7 +110,11 @@ async def open_transport(
         elif kind == "sse":
             read, write = await stack.enter_async_context(
                 sse_client(
-                    resolved.url, headers=resolved.headers, timeout=HTTP_TIMEOUT, sse_read_timeout=HTTP_READ_TIMEOUT
+                    resolved.url,
+                    headers=resolved.headers,
+                    timeout=HTTP_TIMEOUT,
+                    sse_read_timeout=HTTP_READ_TIMEOUT,
+                    auth=auth,
                 )
             )
         else:
@@ -121,6 +127,7 @@ async def open_transport(
                 headers=resolved.headers,
                 timeout=httpx2.Timeout(HTTP_TIMEOUT, read=HTTP_READ_TIMEOUT),
                 event_hooks={"response": [note_error]},
+                auth=auth,
             )
             await stack.enter_async_context(client)
             read, write = await stack.enter_async_context(streamable_http_client(resolved.url, http_client=client))

@@ -11,6 +11,11 @@ Thinking blocks (with their signatures) and redacted thinking blocks are returne
 (`thinking_blocks`) and sent back unchanged, ahead of the tool calls, in later requests to the same provider —
 only on assistant messages with tool calls, where the API requires them; other reasoning is not sent back.
 
+The dialog's parameters go out as `max_tokens`, `temperature`, `top_p`, `stop_sequences` and `tool_choice`
+("required" is `any`, a tool's name is `{"type": "tool"}`; forced only in the first round of a run); the API has no
+seed or reasoning effort, so those are not sent. Tool calls come out once per id: blocks that repeat an id (a proxy
+splitting one call) are merged (`tool_calls.merged_arguments`).
+
 Provider settings read here: `anthropic_version` (default "2023-06-01", which still accepts sampling
 parameters), `max_tokens` (else the model's `max_output_tokens`, else 4096), `thinking_budget` (tokens;
 1024 or more turns extended thinking on; also per model in `extra["thinking_budget"]`), `extra_body`.
@@ -25,6 +30,7 @@ from typing import Any
 from ..capability import Capability
 from ..message import Message, Role
 from ..model_info import ModelInfo
+from ..parameters import is_forced_tool_choice
 from ._httpx import httpx
 from .base import (
     ChatRequest,
@@ -38,8 +44,9 @@ from .base import (
     expect,
 )
 from .history import sendable_history
-from .http import HTTPAdapter, error_text, transport_error
+from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
+from .tool_calls import merged_arguments
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicAdapter", "build_body", "wire_messages"]
 
@@ -104,9 +111,11 @@ class AnthropicAdapter(HTTPAdapter):
                         continue
                     kind = payload.get("type") or event_name
                     if kind == "error":
+                        words = error_text(payload)
                         raise self.http.fail(
-                            f"the server reported an error mid-answer: {error_text(payload) or 'no details'}",
-                            retryable=True,
+                            f"the server reported an error mid-answer: {words or 'no details'}",
+                            retryable=not is_permanent_error(None, words),
+                            in_stream=True,
                         )
                     try:
                         parts = message.handle(str(kind), payload)
@@ -132,6 +141,8 @@ class _MessageStream:
     def __init__(self) -> None:
         self.blocks: dict[int, dict[str, Any]] = {}
         self.thinking_blocks: list[dict[str, Any]] = []
+        #: Tool calls by id, in order: blocks that repeat an id are one call (see `tool_calls`).
+        self.calls: dict[str, dict[str, Any]] = {}
         self.input_tokens = self.cached_tokens = self.output_tokens = 0
         self.saw_usage = False
         self.stop_reason = ""
@@ -206,8 +217,12 @@ class _MessageStream:
         if block["type"] in ("tool_use", "server_tool_use"):
             arguments = "".join(block["json"]).strip()
             if not arguments:
-                arguments = json.dumps(block["input"]) if block["input"] else "{}"
-            return [ToolCallPart(block["id"], block["name"], arguments)]
+                arguments = json.dumps(block["input"]) if block["input"] else ""
+            key = block["id"] or f"#{len(self.calls)}"
+            call = self.calls.setdefault(key, {"id": block["id"], "name": block["name"], "pieces": []})
+            call["name"] = call["name"] or block["name"]
+            call["pieces"].append(arguments)
+            return []
         if block["type"] == "thinking" and block["signature"]:
             thought = "".join(block["thinking"])
             self.thinking_blocks.append({"type": "thinking", "thinking": thought, "signature": block["signature"]})
@@ -216,8 +231,10 @@ class _MessageStream:
         return []
 
     def finish(self) -> list[StreamPart]:
-        """Usage, and the finish part only when `message_stop` arrived (else the answer is incomplete)."""
-        parts: list[StreamPart] = []
+        """The tool calls, usage, and the finish part only when `message_stop` arrived (else incomplete)."""
+        parts: list[StreamPart] = [
+            ToolCallPart(call["id"], call["name"], merged_arguments(call["pieces"])) for call in self.calls.values()
+        ]
         if self.saw_usage:
             parts.append(UsagePart(self.input_tokens, self.output_tokens, 0, self.cached_tokens))
         if self.stopped:
@@ -248,7 +265,9 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
     model = request.model
     system_parts = [request.system] if request.system else []
     system_parts += [m.content for m in request.messages if m.role is Role.SYSTEM and m.content]
-    max_tokens = settings.get("max_tokens") or model.max_output_tokens or DEFAULT_MAX_TOKENS
+    parameters = request.parameters
+    max_tokens = parameters.get("max_tokens") or settings.get("max_tokens") or model.max_output_tokens
+    max_tokens = max_tokens or DEFAULT_MAX_TOKENS
     if not isinstance(max_tokens, int) or max_tokens <= 0:
         max_tokens = DEFAULT_MAX_TOKENS
     body: dict[str, Any] = {"model": model.id, "max_tokens": max_tokens, "messages": wire_messages(request)}
@@ -263,6 +282,12 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
             }
             for tool in request.tools
         ]
+    for name, field in (("temperature", "temperature"), ("top_p", "top_p"), ("stop", "stop_sequences")):
+        if name in parameters:
+            body[field] = parameters[name]
+    choice = parameters.get("tool_choice")
+    if choice and request.tools:
+        body["tool_choice"] = _TOOL_CHOICES.get(choice) or {"type": "tool", "name": choice}
     budget = settings.get("thinking_budget") or model.extra.get("thinking_budget")
     if isinstance(budget, int) and budget >= 1024:
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
@@ -271,8 +296,18 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
     for extra in (settings.get("extra_body"), model.extra.get("extra_body")):
         if isinstance(extra, dict):
             body.update(extra)
+    if not request.first_round and is_forced_tool_choice(body.get("tool_choice")):
+        body["tool_choice"] = {"type": "auto"}  # after a tool result: a forced choice would loop
     body["stream"] = True
     return body
+
+
+#: The dialog's tool choice in Messages API terms ("required" is "any"); a tool's name becomes {"type": "tool"}.
+_TOOL_CHOICES: dict[str, dict[str, str]] = {
+    "auto": {"type": "auto"},
+    "none": {"type": "none"},
+    "required": {"type": "any"},
+}
 
 
 def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:

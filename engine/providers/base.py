@@ -8,7 +8,8 @@ provider can stand in for a real endpoint by yielding the same parts.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+import random
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -22,6 +23,7 @@ __all__ = [
     "Endpoint",
     "FinishPart",
     "MalformedEvent",
+    "MovedToReasoningPart",
     "ProviderError",
     "ReasoningPart",
     "StreamPart",
@@ -30,6 +32,8 @@ __all__ = [
     "UsagePart",
     "expect",
     "redact",
+    "retry_delay",
+    "retry_limit",
 ]
 
 
@@ -45,6 +49,14 @@ class ReasoningPart:
     """A fragment of the model's reasoning (never part of the answer)."""
 
     text: str
+
+
+@dataclass(slots=True)
+class MovedToReasoningPart:
+    """The answer streamed so far was reasoning after all: a closing `</think>` arrived that nothing opened
+    (a template that opens the thought in the prompt). The run loop moves that text to the reasoning channel."""
+
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +107,7 @@ class FinishPart:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-StreamPart = TextPart | ReasoningPart | ToolCallPart | UsagePart | FinishPart
+StreamPart = TextPart | ReasoningPart | MovedToReasoningPart | ToolCallPart | UsagePart | FinishPart
 
 
 @dataclass
@@ -113,6 +125,10 @@ class ChatRequest:
     tools: list[dict[str, Any]] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     provider_id: str = ""
+    #: The dialog's generation parameters that are set (see `engine.parameters`); sent only when present.
+    parameters: dict[str, Any] = field(default_factory=dict)
+    #: The first round of a run: a forced `tool_choice` applies to it only, later rounds use "auto".
+    first_round: bool = True
 
 
 class ProviderError(Exception):
@@ -129,10 +145,14 @@ class ProviderError(Exception):
         retryable: bool = False,
         status: int | None = None,
         retry_after: float | None = None,
+        in_stream: bool = False,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.retryable = retryable
+        #: The server reported the error inside the answer's stream (HTTP 200), not with a status: only the run
+        #: loop can retry it, and only while nothing of the answer has arrived.
+        self.in_stream = in_stream
         self.status = status
         self.retry_after = retry_after
 
@@ -194,3 +214,26 @@ class Adapter(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+def retry_limit(settings: Mapping[str, Any]) -> int:
+    """How many times a failure that may pass is tried again (`max_retries`, default 3)."""
+    return _count_setting(settings, "max_retries", 3)
+
+
+def retry_delay(settings: Mapping[str, Any], attempt: int) -> float:
+    """The backoff before retry number `attempt` (0 first): `retry_base_delay` doubled each time, with jitter."""
+    base_delay = _seconds_setting(settings, "retry_base_delay", 0.5)
+    return float(base_delay * (2**attempt) + random.uniform(0, base_delay / 4))
+
+
+def _count_setting(settings: Mapping[str, Any], key: str, default: int) -> int:
+    value = settings.get(key, default)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+def _seconds_setting(settings: Mapping[str, Any], key: str, default: float) -> float:
+    value = settings.get(key, default)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return default

@@ -2,9 +2,13 @@
 
 One `httpx.AsyncClient` per provider, made on first use and closed by `Provider.aclose()` (which
 `Center.aclose()` calls). A stream is opened with `client.send(..., stream=True)`; the status is checked
-before any SSE parsing (httpx-sse refuses a JSON error body, see protocols.md §0). 429, 5xx and Anthropic's
-529 before the first byte are retried a bounded number of times with exponential backoff that honours
-`Retry-After`. Every message is passed through `redact`, so the API key never reaches the user.
+before any SSE parsing (httpx-sse refuses a JSON error body, see protocols.md §0). Only what may pass later is
+retried, a bounded number of times with exponential backoff that honours `Retry-After`: 429, 502/503/504,
+Anthropic's 529, and a 500 whose body is not about the request. A 4xx, or a 5xx whose body is a validation
+error (llama.cpp's server answers a request it cannot parse with HTTP 500), would fail again the same way, so
+it is shown at once with the server's own words. A kept-alive connection the server had already closed fails
+before any byte of the response; that is retried once at once on a fresh connection, as the official SDKs do.
+Every message is passed through `redact`, so the API key never reaches the user.
 Redirects are not followed: httpx keeps custom headers such as Anthropic's `x-api-key` on a redirect to another
 host, and turns a redirected POST into a GET; the user is told the new address instead.
 """
@@ -14,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
-import random
 import socket
 import time
 from collections.abc import Mapping
@@ -25,11 +28,38 @@ from ..env_refs import UnsetVariable
 from ..sanitize import clean, cut
 from ..secrets import key_problem
 from ._httpx import httpx
-from .base import Endpoint, ProviderError, redact
+from .base import Endpoint, ProviderError, redact, retry_delay, retry_limit
 
-__all__ = ["HTTPAdapter", "HTTPTransport", "error_from_body", "transport_error"]
+__all__ = [
+    "HTTPAdapter",
+    "HTTPTransport",
+    "error_from_body",
+    "is_permanent_error",
+    "retry_delay",
+    "retry_limit",
+    "transport_error",
+]
 
-RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 529})
+#: Words of an error body that say the request itself is wrong: sending it again cannot help.
+_REQUEST_WORDS = (
+    "validation",
+    "invalid",
+    "field required",
+    "extra inputs",
+    "input should be",
+    "not supported",
+    "unsupported",
+    "is not valid",
+    "must be",
+    "value_error",
+    "type_error",
+    "bad request",
+)
+#: Words that say the server is busy, whatever the status.
+_BUSY_WORDS = ("overloaded", "rate limit", "try again", "temporarily", "capacity", "unavailable")
+#: Failures of a request that received no byte of a response: a kept-alive connection closed by the server.
+_STALE_CONNECTION_ERRORS = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 #: Retry-After values above this are not waited for: the user is told instead.
 DEFAULT_MAX_RETRY_WAIT = 60.0
 
@@ -37,7 +67,8 @@ DEFAULT_MAX_RETRY_WAIT = 60.0
 class HTTPTransport:
     """The provider's HTTP client and the retry policy, read from `provider.settings`:
 
-    - `max_retries` (default 3): attempts after the first for 429 / 5xx / 529 before any byte of the answer;
+    - `max_retries` (default 3): attempts after the first for 429 / 5xx / 529 before any byte of the answer (and
+      for an error event inside the stream before any content, see the run loop);
     - `retry_base_delay` (default 0.5 s): the first backoff, doubled each attempt (with a little jitter);
     - `max_retry_wait` (default 60 s): a longer `Retry-After` fails at once with a message saying so.
     """
@@ -84,7 +115,7 @@ class HTTPTransport:
         if response.is_redirect:
             raise self._redirect_error(response, url)
         if response.status_code >= 400:
-            raise self._http_error(response.status_code, response.text, response.headers)
+            raise self._http_error(response.status_code, response.text, response.headers, f"{url} answered")
         try:
             return response.json()
         except ValueError:
@@ -96,14 +127,19 @@ class HTTPTransport:
         The caller must `await response.aclose()`. Retries what may pass later; raises `ProviderError`.
         """
         settings = self.provider.settings
-        max_retries = _int_setting(settings, "max_retries", 3)
-        base_delay = _float_setting(settings, "retry_base_delay", 0.5)
+        max_retries = retry_limit(settings)
         max_wait = _float_setting(settings, "max_retry_wait", DEFAULT_MAX_RETRY_WAIT)
         attempt = 0
+        fresh_connection_tried = False
         while True:
             try:
                 request = self.client.build_request("POST", url, json=body, headers=dict(headers))
                 response = await self.client.send(request, stream=True)
+            except _STALE_CONNECTION_ERRORS as error:
+                if fresh_connection_tried:
+                    raise self.fail(transport_error(error, self.provider)) from None
+                fresh_connection_tried = True  # the pool drops the dead connection; the next send opens one
+                continue
             except (httpx.HTTPError, httpx.InvalidURL) as error:
                 raise self.fail(transport_error(error, self.provider)) from None
             if response.is_redirect:
@@ -120,7 +156,7 @@ class HTTPTransport:
             failure = self._http_error(response.status_code, raw.decode("utf-8", "replace"), response.headers)
             if not failure.retryable or attempt >= max_retries:
                 raise failure
-            wait = failure.retry_after if failure.retry_after is not None else base_delay * (2**attempt)
+            wait = failure.retry_after if failure.retry_after is not None else retry_delay(settings, attempt)
             if wait > max_wait:
                 raise self.fail(
                     f"{failure.message.split(': ', 1)[-1]} — the server asks to wait {wait:.0f} s before retrying; "
@@ -130,8 +166,6 @@ class HTTPTransport:
                     retry_after=wait,
                 )
             attempt += 1
-            if failure.retry_after is None:
-                wait += random.uniform(0, base_delay / 4)
             await asyncio.sleep(wait)
 
     def _redirect_error(self, response: httpx.Response, url: str) -> ProviderError:
@@ -148,15 +182,18 @@ class HTTPTransport:
             status=response.status_code,
         )
 
-    def _http_error(self, status: int, text: str, headers: Mapping[str, str]) -> ProviderError:
+    def _http_error(self, status: int, text: str, headers: Mapping[str, str], words_first: str = "") -> ProviderError:
+        """The failure in words: our hint with the server's own words after it, or (`words_first`, for a GET of
+        the model list, where a proxy's "No connected db." says more than any hint) the server's words first."""
         server_message = error_from_body(text)
-        hint = _hint(status, self.provider)
+        permanent = is_permanent_error(status, server_message)
+        hint = _hint(status, self.provider, permanent)
         detail = f"HTTP {status}" + (f": {server_message}" if server_message else "")
         retry_after = _retry_after(headers.get("retry-after"))
         return self.fail(
-            f"{hint} ({detail})",
+            f"{words_first} {detail} — {hint}" if words_first else f"{hint} ({detail})",
             status=status,
-            retryable=status in RETRY_STATUSES,
+            retryable=not permanent,
             retry_after=retry_after,
         )
 
@@ -295,13 +332,35 @@ def _reason(error: BaseException) -> str:
     return text or type(error).__name__
 
 
-def _hint(status: int, provider: Endpoint) -> str:
+def is_permanent_error(status: int | None, server_message: str) -> bool:
+    """Whether the same request would fail the same way: a 4xx (but 429), or a 5xx that names a request problem.
+
+    `status` None is an error event inside a stream: permanent only when its words say the request is wrong.
+    """
+    lowered = server_message.lower()
+    busy = any(word in lowered for word in _BUSY_WORDS)
+    about_request = any(word in lowered for word in _REQUEST_WORDS)
+    if status is None:
+        return about_request and not busy
+    if status in (502, 503, 504, 529, 429):
+        return False
+    if status not in RETRY_STATUSES:
+        return not busy or status < 500
+    return about_request and not busy
+
+
+def _hint(status: int, provider: Endpoint, permanent: bool = False) -> str:
     if status in (401, 403):
         where = f"the key in ${provider.api_key_env}" if provider.api_key_env else "the provider's API key"
         if provider.api_key is None:
             return f"the server wants an API key and none is set; set {where}"
         return f"the server refused the API key; check {where}"
     if status == 404:
+        if provider.kind == "anthropic":
+            return (
+                f"not found at {provider.base_url or 'the Anthropic endpoint'}; check the base URL (the address of "
+                "an Anthropic Messages endpoint, /v1 is added when missing) and the model id"
+            )
         return (
             f"not found at {provider.base_url}; check the base URL (OpenAI-compatible servers usually end in /v1) "
             "and the model id"
@@ -312,6 +371,8 @@ def _hint(status: int, provider: Endpoint) -> str:
         return "rate limited or out of quota; wait a moment and try again"
     if status == 529:
         return "the service is overloaded; try again shortly"
+    if status >= 500 and permanent:
+        return "the server rejected the request (a server error about the request itself: retrying would not help)"
     if status >= 500:
         return "the server failed; try again shortly"
     if status in (400, 422):

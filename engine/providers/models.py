@@ -2,9 +2,10 @@
 
 Most endpoints list model ids and nothing else, while the config knows capabilities, context windows and the
 `starts_in_thinking` quirk. The merged list keeps every configured model as configured, in its order, and
-adds the endpoint's other models with default capabilities: text and tools (almost every current chat
-endpoint accepts tools; a model that does not is marked in the config). Images are never assumed: a model gets
-`IMAGE` only from the config, so an image never goes to a model that was not declared to read it.
+adds the endpoint's other models with what the server says they can do (`capabilities.py`: OpenRouter's list,
+Ollama's /api/show, LM Studio's /api/v0/models), else with default capabilities: text and tools (almost every
+current chat endpoint accepts tools; one that refuses them is learnt from the refusal). Images are never assumed:
+a model gets `IMAGE` only from the config or the server, so an image never goes to a model not known to read it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import replace
 from ..capability import Capability
 from ..provider import ModelInfo, Provider
 from ..sanitize import clean_line
+from .capabilities import ASSUMED, learn_from_server, sources, with_sources
 
 __all__ = ["DEFAULT_LISTED_CAPABILITIES", "ensure_models", "list_models", "merge_models"]
 
@@ -22,36 +24,40 @@ DEFAULT_LISTED_CAPABILITIES = Capability.TEXT | Capability.TOOLS
 
 
 def merge_models(
-    configured: Iterable[ModelInfo], listed: Iterable[ModelInfo], default: Capability = DEFAULT_LISTED_CAPABILITIES
+    configured: Iterable[ModelInfo],
+    listed: Iterable[ModelInfo],
+    default: Capability = DEFAULT_LISTED_CAPABILITIES,
+    default_source: str = ASSUMED,
 ) -> list[ModelInfo]:
-    """Configured models first (unchanged), then listed ones the config does not name, with `default` caps."""
+    """Configured models first (unchanged), then listed ones the config does not name: with what the server said
+    they can do when it said it (their `capability_sources` are set), else with `default` caps from
+    `default_source`."""
     merged = list(configured)
     known = {model.id for model in merged}
     for model in listed:
         if model.id in known:
             continue
         known.add(model.id)
-        merged.append(
-            ModelInfo(
-                model.id,
-                name=model.name,
-                capabilities=default,
-                context_window=model.context_window,
-                max_output_tokens=model.max_output_tokens,
-                extra=dict(model.extra),
-            )
+        copy = ModelInfo(
+            model.id,
+            name=model.name,
+            capabilities=model.capabilities,
+            context_window=model.context_window,
+            max_output_tokens=model.max_output_tokens,
+            extra=dict(model.extra),
         )
+        merged.append(copy if sources(copy) else with_sources(copy, default, default_source))
     return merged
 
 
-def _default_capabilities(provider: Provider) -> Capability:
+def _default_capabilities(provider: Provider) -> tuple[Capability, str]:
     names = provider.settings.get("default_capabilities")
     if isinstance(names, list | tuple) and names:
         try:
-            return Capability.from_names(str(n) for n in names) | Capability.TEXT
+            return Capability.from_names(str(n) for n in names) | Capability.TEXT, "config: default_capabilities"
         except ValueError:
-            return DEFAULT_LISTED_CAPABILITIES
-    return DEFAULT_LISTED_CAPABILITIES
+            pass
+    return DEFAULT_LISTED_CAPABILITIES, ASSUMED
 
 
 #: The longest model id or name kept from a model list.
@@ -69,7 +75,10 @@ async def list_models(provider: Provider) -> list[ModelInfo]:
         replace(model, id=clean_line(model.id, MODEL_ID_LIMIT), name=clean_line(model.name, MODEL_ID_LIMIT))
         for model in await provider.adapter.list_models()
     ]
-    return merge_models(provider.models, [model for model in listed if model.id], _default_capabilities(provider))
+    listed = [model for model in listed if model.id]
+    if provider.kind == "openai":
+        await learn_from_server(provider, listed)
+    return merge_models(provider.models, listed, *_default_capabilities(provider))
 
 
 async def ensure_models(provider: Provider, wanted_id: str = "") -> str:

@@ -12,6 +12,10 @@
   JSON, a stream that ends without a finish reason (no `FinishPart`: the run loop marks it incomplete);
 - a server that ignores `stream: true` and answers one JSON document.
 
+The dialog's parameters (`engine.parameters`) go out as `max_tokens` (under `max_tokens_field`), `temperature`,
+`top_p`, `seed`, `stop`, `reasoning_effort` and `tool_choice` (a tool's name becomes the named-function form),
+only when set; a forced tool choice — also one set through `extra_body` — becomes "auto" after the first round.
+
 Provider settings read here (besides the retry settings of `http.py`): `stream_usage` (default True),
 `max_tokens` and `max_tokens_field` ("max_tokens" or "max_completion_tokens"), `extra_body` (merged into
 every request, e.g. `{"reasoning_effort": "high"}`), `send_reasoning_with_tool_calls` (DeepSeek thinking mode:
@@ -28,6 +32,7 @@ from typing import Any
 from ..capability import Capability
 from ..message import Message, Role
 from ..model_info import ModelInfo
+from ..parameters import TOOL_CHOICE_MODES, is_forced_tool_choice
 from ._httpx import httpx
 from .base import (
     ChatRequest,
@@ -42,10 +47,12 @@ from .base import (
     UsagePart,
     expect,
 )
+from .capabilities import capabilities_from_listing, with_sources
 from .history import sendable_history
-from .http import HTTPAdapter, error_text, transport_error
+from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
-from .think import ThinkSplitter
+from .think import PIECE_PARTS, ThinkSplitter
+from .tool_calls import merged_arguments
 
 __all__ = ["OpenAIAdapter", "build_body", "wire_messages"]
 
@@ -71,7 +78,9 @@ class OpenAIAdapter(HTTPAdapter):
                 model_id = entry.get("id") or entry.get("name") or entry.get("model")
                 if isinstance(model_id, str) and model_id:
                     label = str(entry.get("display_name") or entry.get("name") or "")
-                    models.append(ModelInfo(model_id, name=label if label != model_id else ""))
+                    model = ModelInfo(model_id, name=label if label != model_id else "")
+                    stated = capabilities_from_listing(entry)
+                    models.append(with_sources(model, stated, "server: /models") if stated is not None else model)
         return models
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
@@ -127,9 +136,7 @@ class OpenAIAdapter(HTTPAdapter):
                         if type(chunk) is not dict:
                             continue
                         if chunk.get("error"):
-                            raise self.http.fail(
-                                f"the server reported an error mid-answer: {error_text(chunk) or chunk}"
-                            )
+                            raise self._stream_error("the server reported an error mid-answer", chunk)
                         choices = chunk.get("choices")
                         if choices:
                             if type(choices) is not list or type(choices[0]) is not dict:
@@ -142,11 +149,11 @@ class OpenAIAdapter(HTTPAdapter):
                             if content is not None and type(content) is not str:
                                 expect(content, (str, list), "chunk", "delta.content")
                             if content and type(content) is str:
-                                if splitter.passthrough:
-                                    yield TextPart(content)
+                                if splitter.passthrough or (splitter.watching and "<" not in content):
+                                    yield TextPart(content)  # the per-token path: no tag can start here
                                 else:
-                                    for is_reasoning, text in splitter.feed(content):
-                                        yield ReasoningPart(text) if is_reasoning else TextPart(text)
+                                    for kind, text in splitter.feed(content):
+                                        yield PIECE_PARTS[kind](text)
                             if len(delta) > 1 or content is None:
                                 reasoning = delta.get("reasoning_content") or delta.get("reasoning")
                                 expect(reasoning, str, "chunk", "delta.reasoning", optional=True)
@@ -162,10 +169,7 @@ class OpenAIAdapter(HTTPAdapter):
                             reason = expect(choice.get("finish_reason"), str, "chunk", "finish_reason", optional=True)
                             if reason:
                                 if reason == "error":
-                                    raise self.http.fail(
-                                        "the provider stopped with an error mid-answer: "
-                                        f"{error_text(chunk) or 'no details'}"
-                                    )
+                                    raise self._stream_error("the provider stopped with an error mid-answer", chunk)
                                 finish = str(reason)
                         chunk_usage = chunk.get("usage")
                         if chunk_usage:
@@ -176,8 +180,8 @@ class OpenAIAdapter(HTTPAdapter):
                 raise self.http.fail(transport_error(error, self.provider) + "; the answer so far was kept") from None
             except MalformedEvent as malformed:
                 raise self.http.fail(f"the server sent {malformed}; the answer so far was kept") from None
-            for is_reasoning, text in splitter.flush():
-                yield ReasoningPart(text) if is_reasoning else TextPart(text)
+            for kind, text in splitter.flush():
+                yield PIECE_PARTS[kind](text)
             for call in calls.finished():
                 yield call
             if usage is not None:
@@ -186,6 +190,14 @@ class OpenAIAdapter(HTTPAdapter):
                 yield FinishPart(finish, {"reasoning_details": details.finished()} if details else {})
         finally:
             await response.aclose()
+
+    def _stream_error(self, what: str, chunk: dict[str, Any]) -> ProviderError:
+        """An error event inside the stream: retryable (by the run loop, before any content) unless its words say
+        the request itself is wrong."""
+        words = error_text(chunk)
+        return self.http.fail(
+            f"{what}: {words or 'no details'}", retryable=not is_permanent_error(None, words), in_stream=True
+        )
 
     async def _whole(self, response: httpx.Response, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
         """A server that ignored `stream: true`: one completion document."""
@@ -211,8 +223,8 @@ class OpenAIAdapter(HTTPAdapter):
             splitter = ThinkSplitter(starts_in_thinking=request.model.starts_in_thinking)
             if isinstance(reasoning, str) and reasoning:
                 splitter.server_separates_reasoning()
-            for is_reasoning, text in [*splitter.feed(content), *splitter.flush()]:
-                yield ReasoningPart(text) if is_reasoning else TextPart(text)
+            for kind, text in [*splitter.feed(content), *splitter.flush()]:
+                yield PIECE_PARTS[kind](text)
         calls = _CallAssembler()
         if isinstance(message.get("tool_calls"), list):
             try:
@@ -245,12 +257,22 @@ def build_body(request: ChatRequest, *, stream_usage: bool = True) -> dict[str, 
             }
             for tool in request.tools
         ]
-    max_tokens = settings.get("max_tokens") or request.model.max_output_tokens
+    parameters = request.parameters
+    max_tokens = parameters.get("max_tokens") or settings.get("max_tokens") or request.model.max_output_tokens
     if isinstance(max_tokens, int) and max_tokens > 0:
         body[str(settings.get("max_tokens_field") or "max_tokens")] = max_tokens
+    for name in ("temperature", "top_p", "seed", "stop", "reasoning_effort"):
+        if name in parameters:
+            body[name] = parameters[name]
+    choice = parameters.get("tool_choice")
+    if choice and request.tools:
+        named = {"type": "function", "function": {"name": choice}}
+        body["tool_choice"] = choice if choice in TOOL_CHOICE_MODES else named
     for extra in (settings.get("extra_body"), request.model.extra.get("extra_body")):
         if isinstance(extra, dict):
             body.update(extra)
+    if not request.first_round and is_forced_tool_choice(body.get("tool_choice")):
+        body["tool_choice"] = "auto"  # after a tool result: a forced choice would call the tool again and again
     return body
 
 
@@ -274,7 +296,9 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
         if role is Role.TOOL:
             out.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content})
         elif role is Role.ASSISTANT:
-            entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+            # "" rather than null: OpenAI allows null only beside tool calls, and llama.cpp's server (among others)
+            # answers a null content with a validation error; an empty string is accepted everywhere.
+            entry: dict[str, Any] = {"role": "assistant", "content": message.content}
             calls = message.parsed_tool_calls()
             if calls:
                 entry["tool_calls"] = calls
@@ -314,7 +338,11 @@ def _own_provider_data(message: Message, provider_id: str) -> dict[str, Any]:
 
 
 class _CallAssembler:
-    """Tool-call fragments to complete calls, keyed by index (or id, or order when a server omits the index)."""
+    """Tool-call fragments to complete calls, keyed by index (or id, or order when a server omits the index).
+
+    Fragments that repeat a call's id belong to that call even under another index (a proxy split one call
+    into several with the same id): their argument texts are merged, see `merged_arguments`.
+    """
 
     def __init__(self) -> None:
         self._calls: dict[int, dict[str, Any]] = {}
@@ -327,13 +355,11 @@ class _CallAssembler:
             expect(fragment, dict, event, "a tool_calls entry")
             call_id = expect(fragment.get("id"), str, event, "tool_calls[].id", optional=True) or ""
             index = expect(fragment.get("index"), int, event, "tool_calls[].index", optional=True)
-            if index is None:
-                if call_id and call_id in self._by_id:
-                    index = self._by_id[call_id]
-                elif call_id or not self._calls:
-                    index = len(self._calls)
-                else:
-                    index = max(self._calls)  # no index, no id: the continuation of the last call
+            if call_id and call_id in self._by_id:
+                index = self._by_id[call_id]  # a repeated id is the same call, whatever index came with it
+            elif index is None:
+                # no index and no id: the continuation of the last call
+                index = len(self._calls) if call_id or not self._calls else max(self._calls)
             entry = self._calls.get(index)
             if entry is None:
                 entry = self._calls[index] = {"id": "", "name": "", "arguments": [], "extra": {}}
@@ -361,7 +387,7 @@ class _CallAssembler:
             entry = self._calls[index]
             if not entry["name"]:
                 continue
-            arguments = "".join(entry["arguments"]).strip() or "{}"
+            arguments = merged_arguments(entry["arguments"])
             calls.append(ToolCallPart(entry["id"], entry["name"], arguments, entry["extra"]))
         return calls
 

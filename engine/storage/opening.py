@@ -33,11 +33,14 @@ def open_center(
     *,
     config_path: str | os.PathLike[str] | None = None,
     data_dir: str | os.PathLike[str] | None = None,
+    read_only: bool = False,
 ) -> C:
     """A Center configured from the config file and backed by the store of the data directory.
 
     Config problems never stop it: they are in `center.notices`, with what the store reports (a file moved
     aside, replies recovered after a crash). Raises `StoreLocked` / `StoreError` when the store is unusable.
+    `read_only` reads the store beside the instance that holds its lock and writes nothing to it
+    (`Center.read_only`); it needs a store that exists.
     """
     paths = resolve_paths(home, config_path=config_path, data_dir=data_dir)
     try:
@@ -46,7 +49,7 @@ def open_center(
         raise StoreError(f"Cannot create Visindigo's folders: {exc}") from exc
     # The store first: a second instance refused by the lock says so in one sentence, without first reporting
     # every problem of a config file it will not use.
-    store = Store.open(paths)
+    store = Store.open_read_only(paths) if read_only else Store.open(paths)
     try:
         config, problems = load_config(paths)
         center = cls()

@@ -27,6 +27,7 @@ DIALOG_CONFIG_COLUMNS = (
     "skills",
     "mcp_servers",
     "prompts",
+    "parameters",
 )
 
 
@@ -87,12 +88,14 @@ def dialog_config_values(dialog: Dialog) -> tuple[str, ...]:
         dumps([skill.to_json() for skill in dialog.skills]),
         dumps([server.to_json() for server in dialog.mcp_servers]),
         dumps([prompt.to_json() for prompt in dialog.prompts]),
+        dumps(dialog.parameters),
     )
 
 
 def dialog_document(row: tuple[Any, ...], messages: list[dict[str, Any]]) -> dict[str, Any]:
     """A `Dialog.to_json()`-shaped document from `id`, the config columns, `created_at`, and the messages."""
-    dialog_id, branch_from_id, title, provider_id, model_id, capability, skills, servers, prompts, created = row
+    dialog_id, branch_from_id, title, provider_id, model_id, capability, skills, servers, prompts, parameters = row[:10]
+    created = row[10]
     return {
         "id": dialog_id,
         "branch_from_id": branch_from_id,
@@ -105,6 +108,7 @@ def dialog_document(row: tuple[Any, ...], messages: list[dict[str, Any]]) -> dic
         "skills": json.loads(skills),
         "mcp_servers": json.loads(servers),
         "prompts": json.loads(prompts),
+        "parameters": json.loads(parameters),
     }
 
 

@@ -119,6 +119,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         END;
         """,
     ),
+    Migration(
+        4,
+        "generation parameters per dialog",
+        """
+        ALTER TABLE dialogs ADD COLUMN parameters TEXT NOT NULL DEFAULT '{}';
+        """,
+    ),
 )
 
 #: Characters of a message the full-text index holds (migration 3); longer text is found by its beginning.

@@ -114,6 +114,8 @@ class Store:
         self._depth = 0
         self._trackers: dict[str, DialogTracker] = {}
         self.notices: list[str] = []
+        #: Opened with `open_read_only`: nothing is tracked or written (see `Center.read_only`).
+        self.read_only = False
         #: Called with a message the user should see when a write fails (the dialog stays intact in memory).
         self.on_error: Callable[[str], None] | None = None
 
@@ -264,8 +266,13 @@ class Store:
 
     # --- tracking dialogs ---------------------------------------------------------------------------------
 
-    def track(self, dialog: Dialog, *, save: bool = True) -> DialogTracker:
-        """Keep the dialog's rows in step with it from now on; `save` writes it whole first."""
+    def track(self, dialog: Dialog, *, save: bool = True) -> DialogTracker | None:
+        """Keep the dialog's rows in step with it from now on; `save` writes it whole first.
+
+        A read-only store tracks nothing: the dialog's changes stay in memory (None is returned).
+        """
+        if self.read_only:
+            return None
         existing = self._trackers.get(dialog.id)
         if existing is not None:
             if existing.dialog is dialog:

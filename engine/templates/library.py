@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..atomic import write_text_atomic
+from ..atomic import PRIVATE_FOLDER, write_text_atomic
 from ..prompt import Prompt
 from .fields import TemplateField
 from .fileformat import SUFFIX, TemplateFile, TemplateFileError, format_template_file, parse_template_file
@@ -239,7 +239,7 @@ class TemplateLibrary:
             target = trash / f"{loaded.path.stem}.{time.strftime('%Y%m%d-%H%M%S')}-{counter}{loaded.path.suffix}"
             counter += 1
         try:
-            trash.mkdir(parents=True, exist_ok=True)
+            trash.mkdir(mode=PRIVATE_FOLDER, parents=True, exist_ok=True)
             os.replace(loaded.path, target)
         except FileNotFoundError:
             raise TemplateError(f"{loaded.path.name} is already gone from the folder; reload the library.") from None
@@ -281,7 +281,7 @@ class TemplateLibrary:
 
     def _write(self, template: TemplateFile, path: Path) -> TemplateEntry:
         try:
-            write_text_atomic(path, format_template_file(template))
+            write_text_atomic(path, format_template_file(template), folder_mode=PRIVATE_FOLDER)
         except OSError as exc:
             raise TemplateError(f"Could not write {path}: {exc.strerror or exc}.") from None
         self._files[template.prompt.name] = _Loaded(template, path, _stamp(path))

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..atomic import write_text_atomic
+from ..atomic import PRIVATE_FOLDER, write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -29,12 +29,16 @@ class RememberedValues:
     def set(self, key: str, values: Mapping[str, str]) -> None:
         data = self._load()
         data[key] = {str(name): str(value) for name, value in values.items()}
-        write_text_atomic(self.path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+        self._save(data)
+
+    def _save(self, data: dict[str, dict[str, str]]) -> None:
+        text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+        write_text_atomic(self.path, text, folder_mode=PRIVATE_FOLDER)
 
     def forget(self, key: str) -> None:
         data = self._load()
         if data.pop(key, None) is not None:
-            write_text_atomic(self.path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+            self._save(data)
 
     def _load(self) -> dict[str, dict[str, str]]:
         if self._data is not None:

@@ -54,6 +54,8 @@ def _add_run_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> N
         default=default(None),
         help="frames per second while a reply streams (default 4; 1-2 for slow SSH links)",
     )
+    # Set by `visindigo serve` on the command each browser tab runs (see open_center and _fail_served).
+    parser.add_argument("--served", action="store_true", default=default(False), help=argparse.SUPPRESS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -151,12 +153,29 @@ def cleaned_output() -> Iterator[None]:
 
 
 def open_center(args: argparse.Namespace) -> Center:
-    """The Center for this run: in memory for --demo, otherwise the configured store."""
+    """The Center for this run: in memory for --demo, otherwise the configured store.
+
+    A browser tab of `visindigo serve` whose store another tab already holds reads it beside that one
+    (`Center.read_only`): every tab gets a working app, one of them saves, and the others say so.
+    """
     from visindigo.engine import Center
+    from visindigo.engine.storage import StoreLocked
 
     if args.demo:
         return Center()
-    return Center.open(config_path=args.config, data_dir=args.data_dir)
+    try:
+        return Center.open(config_path=args.config, data_dir=args.data_dir)
+    except StoreLocked as locked:
+        if not getattr(args, "served", False):
+            raise
+        center = Center.open(config_path=args.config, data_dir=args.data_dir, read_only=True)
+        holder = f" (process {locked.holder})" if locked.holder else ""
+        center.notices.insert(
+            0,
+            f"Read-only: another browser tab{holder} is saving to these dialogs. What you do in this tab is "
+            "not saved; close the other tab and reload this one to save here.",
+        )
+        return center
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -175,9 +194,9 @@ def _run_app(args: argparse.Namespace) -> int:
     try:
         center = open_center(args)
     except StoreError as error:
-        return _fail(str(error))
+        return _fail_served(args, str(error))
     except OSError as error:
-        return _fail(f"cannot open Visindigo's files: {error}")
+        return _fail_served(args, f"cannot open Visindigo's files: {error}")
     from visindigo.tui.app import AppOptions, VisindigoApp
 
     options = AppOptions(demo=args.demo, provider=args.provider, model=args.model, stream_fps=args.fps)
@@ -185,13 +204,24 @@ def _run_app(args: argparse.Namespace) -> int:
     try:
         app.run()
     finally:
+        app.remove_temporary_files()  # also after a crash or a signal (the app's own quit removes them too)
         center.close()
     return app.return_code or 0
 
 
+def _fail_served(args: argparse.Namespace, message: str) -> int:
+    """One line on stderr; in a browser tab also on the page, which would otherwise wait on its splash."""
+    code = _fail(message)
+    if getattr(args, "served", False):
+        from visindigo.tui.problem_app import ProblemApp
+
+        ProblemApp(message).run()
+    return code
+
+
 def serve_command(args: argparse.Namespace) -> list[str]:
     """The command each browser session runs: this Python, this package, the same run options."""
-    command = [sys.executable, "-m", "visindigo"]
+    command = [sys.executable, "-m", "visindigo", "--served"]
     if args.demo:
         command.append("--demo")
     for flag, value in (
@@ -219,10 +249,37 @@ def run_serve(args: argparse.Namespace) -> int:
             "your dialogs and your API keys. Put it behind authentication.",
             file=sys.stderr,
         )
+    problem = port_problem(args.host, args.port)
+    if problem:
+        return _fail(problem)
     command = " ".join(shlex.quote(part) for part in serve_command(args))
     server = Server(command, host=args.host, port=args.port, title="Visindigo", public_url=args.public_url)
-    server.serve()
+    try:
+        server.serve()
+    except OSError as error:  # the port was taken between the check and the start
+        return _fail(port_problem(args.host, args.port) or f"cannot serve on {args.host}:{args.port}: {error}")
     return 0
+
+
+def port_problem(host: str, port: int) -> str:
+    """Why `host:port` cannot be listened on, as the line the user reads; "" when it can."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as error:
+        return f"cannot serve on {host}: {error.strerror or error}"
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                return f"port {port} on {host} is already in use; choose another with --port (e.g. --port {port + 1})"
+            return f"cannot serve on {host}:{port}: {error.strerror or error}"
+    return ""
 
 
 def start_log(args: argparse.Namespace) -> Path | None:

@@ -154,6 +154,7 @@ def effective_lines(config: Config, paths: Paths, args: argparse.Namespace) -> l
     setting("prompt_dir", data.get("prompt_dir"), str(config.prompt_dir))
     setting("run.max_tool_rounds", data.get("run", {}).get("max_tool_rounds"), DEFAULT_MAX_TOOL_ROUNDS)
     setting("ui.stream_fps", data.get("ui", {}).get("stream_fps"), 4, env="VISINDIGO_STREAM_FPS")
+    setting("ui.cursor_blink", data.get("ui", {}).get("cursor_blink"), False)
     user_settings = data.get("user", {})
     from_env = UserContext.from_environment({})
     for key, fallback in (("name", from_env.name), ("language", from_env.language)):

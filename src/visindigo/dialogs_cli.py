@@ -133,7 +133,8 @@ def _reading(args: argparse.Namespace) -> Iterator[Center]:
 
 
 def tree_rows(summaries: list[DialogSummary]) -> Iterator[tuple[int, DialogSummary]]:
-    """(depth, summary) in tree order: each root oldest first, its branches under it, depth first.
+    """(depth, summary) in the app's tree order: the newest dialog first, each one's branches under it (oldest
+    first, as they were made), depth first.
 
     A dialog whose parent is gone counts as a root, so nothing stored is left out.
     """
@@ -143,8 +144,10 @@ def tree_rows(summaries: list[DialogSummary]) -> Iterator[tuple[int, DialogSumma
         parent = summary.branch_from_id if summary.branch_from_id in known else ""
         children.setdefault(parent, []).append(summary)
     shown: set[str] = set()
-    # Roots first; then anything a cycle of branch_from_id (A from B, B from A) kept from being reached.
-    for start in [*children.get("", []), *summaries]:
+    # Roots first, newest first (popped from the end); then anything a cycle of branch_from_id (A from B,
+    # B from A) kept from being reached.
+    roots = sorted(children.get("", []), key=lambda s: (s.created_at, s.id), reverse=True)
+    for start in [*roots, *summaries]:
         if start.id in shown:
             continue
         stack = [(0, start)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from textual.pilot import Pilot
@@ -64,3 +64,12 @@ def seeded_dialog(center: Center, pairs: Sequence[tuple[str, str]], title: str =
         dialog.append_message(Role.USER, question)
         dialog.append_message(Message(Role.ASSISTANT, reply, reasoning=f"thinking about {question}"))
     return dialog
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], object], seconds: float = 10.0) -> bool:
+    """Pause until `condition()` is true (or `seconds` passed); a loaded machine may take a while."""
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return bool(condition())

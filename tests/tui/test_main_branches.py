@@ -6,6 +6,7 @@ from textual.widgets import Markdown
 
 from visindigo.engine import Role
 from visindigo.tui.screens.confirm import ConfirmScreen
+from visindigo.tui.widgets.dialog_tree import when_label
 from visindigo.tui.widgets.message_view import AlternativeSwitch
 
 from .helpers import answer, main_screen, make_app, settle, type_text
@@ -32,7 +33,9 @@ async def test_regenerate_opens_and_runs_a_new_branch_nested_in_the_tree() -> No
         assert [m.content for m in original.messages] == ["question", "first answer"]  # nothing deleted
         node = screen.sidebar.dialog_tree.node_for(branch.id)
         assert node is not None and node.parent is not None and node.parent.data == original.id
-        assert node.label.plain == "② question"  # the number first: a long title is cut at the sidebar's edge
+        # the number and what differs (when it was made) first: a long title is cut at the sidebar's edge
+        made = when_label(branch.created_at)
+        assert node.label.plain == f"② {made} · question"
         view = screen.pane.view_for(1)
         assert view is not None and view.alternatives == (2, 2)
         assert view.query_one(AlternativeSwitch) is not None

@@ -22,6 +22,12 @@ from .helpers import make_center
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
 
+@pytest.fixture(autouse=True)
+def fixed_branch_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tree shows when a branch was made (the demo's is made at start-up): show a fixed time instead."""
+    monkeypatch.setattr("visindigo.tui.widgets.dialog_tree.when_label", lambda timestamp, now=None: "09:30")
+
+
 def demo_app() -> VisindigoApp:
     return VisindigoApp(Center(), AppOptions(demo=True, demo_delay=0.0, stream_fps=30))
 
@@ -54,7 +60,8 @@ def test_demo_main_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     in Osaka?", "ai" with a → get_weather(city="Osaka") line, a collapsed ⚙ get_weather block whose title
     gives the call, its duration (12 ms, fixed for the picture) and the start of the result, and the end of
     the first answer with ◀ 2/2 ▶; the dialog tree on the left (the demo dialog and its branch ②, which is
-    current) and the reasoning drawer on the right ("reasoning · message 8"). At 80×24 both side panels are
+    current, shown as "② 09:30 · Weather in Kyo…": the time it was made, fixed for the picture, and the title cut
+    with …) and the reasoning drawer on the right ("reasoning · message 8"). At 80×24 both side panels are
     hidden.
     """
     assert snap_compare(demo_app(), terminal_size=size, run_before=_settled)
@@ -113,8 +120,8 @@ def test_tool_approval_modal(snap_compare: Any, size: tuple[int, int]) -> None:
 def test_help_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the "Keys" box over the main screen: a filter field, then sections "Everywhere" (^q Quit,
     f1 Keys, ^p Command palette) and "Main screen" (tab, shift+tab, esc Cancel, ^n New dialog, ^r Regenerate,
-    alt+e Edit last question, f2 Model, …); at 120×40 the list goes on to the start of "Messages (ctrl+o)".
-    The rest ("Composer", "Dialog tree") is further down.
+    alt+e Edit last question, f2 Model, …, f10 alt+p Parameters); at 120×40 the list goes on to ^o Go to the
+    messages. The rest ("Messages (ctrl+o)", "Composer", "Dialog tree") is further down.
     """
     async def open_help(pilot: Any) -> None:
         await _settled(pilot)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input, OptionList
 
-from tests.llm_server import LLMServer
+from tests.llm_server import LLMServer, json_reply
 from visindigo.engine import Center, Provider
 from visindigo.engine.paths import Paths, ensure_dirs, resolve_paths
 from visindigo.engine.providers.discovery import DiscoveredProvider, discover_providers
@@ -173,3 +173,40 @@ async def test_a_center_given_first_is_used_as_the_center(paths: Paths) -> None:
     center.paths = paths
     screen = FirstRunScreen(center)
     assert screen._center is center and screen._paths == paths
+
+
+async def test_a_typed_address_is_tested_there_and_a_single_request_server_is_saved_with_one_run_at_a_time(
+    llm_server: LLMServer, paths: Paths
+) -> None:
+    """A llama-cpp-python server on a port nobody probes: typed, tested, added — with tools and a run limit."""
+    llm_server.models_reply = json_reply({"data": [{"id": "gemma.gguf", "object": "model", "owned_by": "me"}]})
+    app = ScreenHost(lambda: FirstRunScreen([], paths=paths, probed=["http://127.0.0.1:11434/v1"]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, FirstRunScreen)
+        await pilot.pause()
+        assert "Asked: 127.0.0.1:11434" in screen_text(app)
+        screen.query_one("#address", Input).focus()
+        await pilot.press(*"127.0.0.1:1", "enter")  # nothing listens on port 1
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if "No server at" in screen_text(app):
+                break
+        assert "No server at 127.0.0.1:1" in screen_text(app)
+        field = screen.query_one("#address", Input)
+        field.value = f"127.0.0.1:{llm_server.port}"
+        field.focus()
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if "Found" in screen_text(app):
+                break
+        assert "llama-cpp-python" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+    [choice] = app.results
+    assert isinstance(choice, FirstRunChoice) and choice.provider is not None
+    entry = config(paths)["providers"]["llamacpp"]
+    assert entry["base_url"] == llm_server.openai_url
+    assert entry["settings"]["max_concurrent_runs"] == 1 and entry["settings"]["server"] == "llama-cpp-python"
+    assert entry["models"][0]["capabilities"] == ["text", "tools"]  # not ["text"]: the tools go out

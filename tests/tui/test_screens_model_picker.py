@@ -6,7 +6,7 @@ from textual.widgets import Input, OptionList
 
 from tests.llm_server import LLMServer, error_reply
 from visindigo.engine import Capability, Center, ModelInfo, Provider
-from visindigo.tui.screens.model_picker import ModelPickerScreen, capability_columns, model_prompt
+from visindigo.tui.screens.model_picker import ModelPickerScreen, capability_columns, mark_sources, model_prompt
 
 from .screens_host import ScreenHost
 
@@ -138,3 +138,27 @@ async def test_without_a_chosen_model_the_one_the_dialog_would_use_is_marked(llm
         prompts = [str(models.get_option_at_index(i).prompt) for i in range(models.option_count)]
         assert models.highlighted == 1
     assert prompts[1].startswith("● ") and not prompts[0].startswith("●")
+
+
+def test_where_each_mark_came_from_is_said() -> None:
+    configured = ModelInfo("gpt-4o", capabilities=TIF)
+    assert mark_sources(configured) == "text, image, tools: config"
+    listed = ModelInfo("qwen3", capabilities=Capability.TEXT | Capability.TOOLS)
+    listed.extra["capability_sources"] = {"text": "assumed", "tools": "learnt: the server rejected tools"}
+    listed.capabilities = Capability.TEXT
+    assert mark_sources(listed) == "text: assumed"
+
+
+async def test_the_highlighted_models_mark_sources_show_under_the_list(llm_server: LLMServer) -> None:
+    llm_server.models = ["gpt-4o", "listed-a"]
+    center = make_center(llm_server)
+    app = ScreenHost(lambda: ModelPickerScreen(center, "loop", "gpt-4o"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ModelPickerScreen)
+        await wait_listed(pilot, screen, center.get_provider("loop"))  # type: ignore[arg-type]
+        await pilot.pause()
+        assert "Marks from text, image, tools: config" in str(screen.query_one("#sources").render())
+        await pilot.press("down")
+        await pilot.pause()
+        assert "Marks from text, tools: assumed" in str(screen.query_one("#sources").render())

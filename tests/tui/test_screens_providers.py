@@ -124,15 +124,18 @@ async def test_invalid_fields_are_named_and_nothing_is_written(paths: Paths) -> 
     assert [p.id for p in center.providers] == ["envkey", "stored", "local"]
 
 
-async def test_kind_change_fills_the_default_url(paths: Paths) -> None:
+async def test_the_form_starts_empty_and_a_kind_change_fills_the_default_url(paths: Paths) -> None:
     app = ScreenHost(lambda: ProviderFormScreen())
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         form = app.screen
-        assert form.query_one("#base_url", Input).value == "https://api.openai.com/v1"
+        assert form.query_one("#base_url", Input).value == ""  # no real address until the user asks for one
         form.query_one("#kind", Select).value = "anthropic"
         await pilot.pause()
         assert form.query_one("#base_url", Input).value == "https://api.anthropic.com/v1"
+        form.query_one("#kind", Select).value = "openai"
+        await pilot.pause()
+        assert form.query_one("#base_url", Input).value == "https://api.openai.com/v1"
 
 
 async def test_edit_keeps_or_forgets_the_stored_key(paths: Paths) -> None:

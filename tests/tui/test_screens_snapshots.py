@@ -152,7 +152,8 @@ def test_help_filtered_120x40(snap_compare: Any) -> None:
 def test_model_picker_80x24(snap_compare: Any) -> None:
     """You should see "Choose a model": providers OpenAI (default) and llama.cpp on the left, and OpenAI's
     models on the right with marks TIF· / T·FR, context windows, "● " before o3-mini (current), "(no
-    reasoning)" after the two gpt-4o models, and the legend of the marks at the bottom."""
+    reasoning)" after the two gpt-4o models, "3 models.", "Marks from text, tools, reasoning: config" (the
+    highlighted o3-mini's marks come from the config), and the legend of the marks at the bottom."""
     assert snap_compare(host(lambda: ModelPickerScreen(model_center(), "openai", "o3-mini",
                                                        required=Capability.REASONING)), terminal_size=(80, 24))
 
@@ -191,8 +192,9 @@ def test_skills_80x24(snap_compare: Any) -> None:
 
 def test_first_run_80x24(snap_compare: Any) -> None:
     """You should see "Welcome to Visindigo": OpenAI (key in $OPENAI_API_KEY), Ollama (server at
-    http://127.0.0.1:11434/v1, 2 models), Add a provider by hand, Try the demo, and the note that keys are
-    shown by variable name only."""
+    http://127.0.0.1:11434/v1, 2 models), Add a provider by hand, Try the demo, the empty field "or type a
+    server's address and press enter, e.g. 127.0.0.1:8765", and the note that keys are shown by variable name
+    only."""
     assert snap_compare(host(first_run), terminal_size=(80, 24))
 
 

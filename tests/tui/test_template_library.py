@@ -267,6 +267,25 @@ async def test_mcp_prompts_of_the_dialogs_servers_are_listed_and_used(tmp_path: 
     assert library.remembered("mcp:docs/explain") == {"topic": "TOML"}
 
 
+async def test_escape_from_a_server_prompts_form_returns_to_the_dialog(tmp_path: Path) -> None:
+    from visindigo.tui.screens.template_form import TemplateFormScreen
+    from visindigo.tui.screens.template_library import TemplateLibraryScreen
+
+    dialog = Dialog()
+    dialog.add_mcp(MCPServer("docs", command="x"))
+    app = host(TemplateLibrary(tmp_path, mcp=FakeServers()), dialog)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TemplateFormScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, TemplateFormScreen | TemplateLibraryScreen)
+    assert app.results == [None]
+
+
 PAGE = b"""<!doctype html><html><head><title>Note</title></head>
 <body><article><h1>Note</h1><p>The word of the day is <b>quince</b>.</p></article></body></html>"""
 

@@ -82,6 +82,7 @@ class ProviderFormScreen(FormFrame[ProviderDraft | None]):
         self._taken = set(taken_ids) - ({provider.id} if provider else set())
         self._title = title or ("Edit provider" if provider else "Add a provider")
         self._start = provider or suggestion
+        self._kind: object = self._start.kind if self._start and self._start.kind in DEFAULT_URLS else "openai"
 
     def compose(self) -> ComposeResult:
         start = self._start
@@ -101,9 +102,9 @@ class ProviderFormScreen(FormFrame[ProviderDraft | None]):
             yield from field_row("Name", Input(start.name if start and start.name != start.id else "", id="name",
                                                compact=True, placeholder="shown in lists (optional)"))
             yield from field_row("Kind", Select(KINDS, value=kind, allow_blank=False, id="kind", compact=True))
-            yield from field_row("Base URL", Input(
-                start.base_url if start else DEFAULT_URLS[kind], id="base_url", compact=True,
-                placeholder="http://127.0.0.1:8080/v1",
+            yield from field_row("Base URL", Input(  # empty: no request goes anywhere the user did not type
+                start.base_url if start else "", id="base_url", compact=True,
+                placeholder="e.g. http://127.0.0.1:8080/v1 (choosing a kind fills its usual address)",
                 validators=[Regex(URL, failure_description="the base URL must start with http:// or https://")],
             ))
             yield from field_row("Key env variable", Input(
@@ -135,6 +136,9 @@ class ProviderFormScreen(FormFrame[ProviderDraft | None]):
 
     @on(Select.Changed, "#kind")
     def _kind_changed(self, event: Select.Changed) -> None:
+        if event.value == self._kind:
+            return  # the Select reporting its first value is not the user choosing a kind
+        self._kind = event.value
         url = self.query_one("#base_url", Input)
         if (not url.value or url.value in DEFAULT_URLS.values()) and isinstance(event.value, str):
             url.value = DEFAULT_URLS.get(event.value, url.value)
@@ -182,7 +186,7 @@ class ProviderFormScreen(FormFrame[ProviderDraft | None]):
             default_model=self._value("#default_model"),
             connect_timeout=old.connect_timeout if old else 10.0,
             read_timeout=old.read_timeout if old else 300.0,
-            settings=old.settings if old else None,
+            settings=(old or self._start).settings if (old or self._start) else None,
         )
         typed = self.query_one("#api_key", Input).value.strip()
         forget = bool(self.query(Checkbox).filter("#forget_key")) and self.query_one("#forget_key", Checkbox).value

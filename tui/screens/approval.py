@@ -79,6 +79,9 @@ class ApprovalScreen(ModalFrame[Approval]):
             if request.function_id and request.function_id != request.function_name:
                 tool = Content.assemble(tool, ("  ", ""), (f"({sanitize(request.function_id)})", "dim"))
             yield Static(tool, id="tool")
+            if request.hints:
+                hints = " · ".join(sanitize(hint) for hint in request.hints)
+                yield Static(Content(f"The server says this tool is: {hints} (hints, not guarantees)"), id="hints")
             yield Static(Content("Arguments:"), classes="hint")
             with VerticalScroll(id="arguments"):
                 yield Static(safe(format_arguments(request.arguments)), id="arguments-text")

@@ -1,9 +1,11 @@
 """First-run setup: nothing is configured yet, so offer what was found, a form, and the demo.
 
 What was found comes from `engine.providers.discovery` (API keys in the environment, named by variable only,
-and OpenAI-compatible servers answering on 127.0.0.1). The list can be given ready or as an async callable, in
-which case the screen appears at once and fills in when the probing is done. A chosen provider is saved
-through the config writer and made the default; the dismiss result says what the user chose.
+and OpenAI-compatible servers answering on 127.0.0.1 or at `OLLAMA_HOST`). The list can be given ready or as an
+async callable, in which case the screen appears at once and fills in when the probing is done; the screen says
+which addresses were asked. A server elsewhere is found by typing its address into the field under the list
+(enter tests it there and then). A chosen provider is saved through the config writer and made the default;
+the dismiss result says what the user chose.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from visindigo.engine import config as config_writer
@@ -36,7 +38,22 @@ _FROM_CENTER: Any = object()
 async def _discover_default() -> Sequence[Any]:
     from visindigo.engine.providers.discovery import discover_providers
 
-    return await discover_providers()
+    found = await discover_providers()
+    return [await item.learn_capabilities() if item.source == "local" else item for item in found]
+
+
+async def _probe_default(address: str) -> Any:
+    """The server at a typed address, with what it says its models can do, or the reason it is not one."""
+    from visindigo.engine.providers.discovery import probe_url
+
+    found = await probe_url(address)
+    return found if isinstance(found, str) else await found.learn_capabilities()
+
+
+def _probed_default() -> list[str]:
+    from visindigo.engine.providers.discovery import probed_addresses
+
+    return probed_addresses()
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,17 +143,30 @@ class FirstRunScreen(ModalFrame[FirstRunChoice]):
         height: auto;
         margin-top: 1;
     }
+    FirstRunScreen #address {
+        margin-top: 1;
+    }
+    FirstRunScreen #probed {
+        height: auto;
+    }
     """
 
     def __init__(self, discovered: Sequence[Any] | Discoverer | Center | None = None, *,
-                 paths: Paths | None = _FROM_CENTER, center: Center | None = None) -> None:
+                 paths: Paths | None = _FROM_CENTER, center: Center | None = None,
+                 probe: Callable[[str], Awaitable[Any]] | None = None,
+                 probed: Sequence[str] | None = None) -> None:
         """`discovered`: the offers, or an async callable that finds them (default: the engine's
-        `discover_providers`). A Center given first is taken as `center`. `paths` defaults to the Center's."""
+        `discover_providers`). A Center given first is taken as `center`. `paths` defaults to the Center's.
+        `probe` tests a typed address (default `probe_url`); `probed` lists the addresses discovery asks
+        (default: those of `discover_providers`)."""
         super().__init__()
         if isinstance(discovered, Center):
             center, discovered = discovered, None
         if discovered is None:
             discovered = _discover_default
+            probed = _probed_default() if probed is None else probed
+        self._probe = probe or _probe_default
+        self._probed = list(probed or [])
         self._paths: Paths | None = getattr(center, "paths", None) if paths is _FROM_CENTER else paths
         self._center = center
         self._discoverer = discovered if callable(discovered) else None
@@ -150,7 +180,12 @@ class FirstRunScreen(ModalFrame[FirstRunChoice]):
             frame.border_subtitle = "enter choose · e edit first · d demo · esc skip"
             yield Static(Content("No model provider is set up yet. Choose one to start chatting:"), id="intro")
             yield OptionList(id="choices")
+            yield Input(id="address", compact=True,
+                        placeholder="or type a server's address and press enter, e.g. 127.0.0.1:8765")
             yield Static("", id="status", classes="hint")
+            if self._probed:
+                shown = ", ".join(address.removeprefix("http://").removesuffix("/v1") for address in self._probed)
+                yield Static(safe(f"Asked: {shown}"), id="probed", classes="hint")
             yield Static(Content("Keys found in the environment are shown by variable name only; they stay there."),
                          classes="hint")
 
@@ -195,6 +230,30 @@ class FirstRunScreen(ModalFrame[FirstRunChoice]):
         status = self.query_one("#status", Static)
         status.set_class(error, "error")
         status.update(safe(text))
+
+    @on(Input.Submitted, "#address")
+    def _address_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.value.strip():
+            self._status(f"Asking {event.value.strip()}…")
+            self._test_address(event.value.strip())
+
+    @work(exit_on_error=False, group="address")
+    async def _test_address(self, address: str) -> None:
+        try:
+            found = await self._probe(address)
+        except Exception as error:  # a typed address must never break setup
+            found = f"{type(error).__name__}: {error}"
+        if isinstance(found, str):
+            self._status(f"No server at {address}: {found}", error=True)
+            return
+        offer = as_offer(found)
+        self.offers.append(offer)
+        self._fill()
+        choices = self.query_one(OptionList)
+        choices.highlighted = len(self.offers) - 1
+        choices.focus()
+        self._status(f"Found {offer.provider.name}: enter adds it.")
 
     # --- choosing -----------------------------------------------------------------------------------------
 

@@ -39,15 +39,17 @@ def bindings_of(source: type[DOMNode] | DOMNode) -> list[Binding]:
     Mirrors how Textual merges BINDINGS along the MRO, so the help shows what the keys really do.
     """
     cls = source if isinstance(source, type) else type(source)
-    by_key: dict[str, Binding] = {}
+    by_key: dict[str, list[Binding]] = {}
     for base in reversed(cls.__mro__):
         if not (isinstance(base, type) and issubclass(base, DOMNode)):
             continue
         if not base.__dict__.get("_inherit_bindings", True):
             by_key.clear()
+        own: dict[str, list[Binding]] = {}
         for binding in Binding.make_bindings(base.__dict__.get("BINDINGS", [])):
-            by_key[binding.key] = binding
-    return list(by_key.values())
+            own.setdefault(binding.key, []).append(binding)  # one class may bind a key twice (tried in order)
+        by_key.update(own)
+    return [binding for bindings in by_key.values() for binding in bindings]
 
 
 def sections_for(sources: Iterable[tuple[str, type[DOMNode] | DOMNode]]) -> list[HelpSection]:

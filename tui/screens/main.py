@@ -20,7 +20,6 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Footer
 from textual.worker import Worker
 
@@ -38,6 +37,8 @@ from ..workbench import events as news
 from . import main_modals as modals
 from .main_keys import BINDINGS, PALETTE, PaletteCommand, palette_commands
 from .main_modals import tell_refusals
+from .main_panels import Panels
+from .main_resources import ResourceAttaching
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -74,6 +75,8 @@ class MainScreen(Screen[None]):
         self.drawer = ReasoningDrawer(id="drawer")
         self.composer = Composer(id="composer")
         self.status_line = StatusLine(self.workbench, id="status")
+        self.resources = ResourceAttaching(self, self.workbench, self.composer)
+        self.panels = Panels(self, self.sidebar, self.drawer)
         self._unsubscribe = lambda: None
 
     @property
@@ -89,6 +92,11 @@ class MainScreen(Screen[None]):
     def runs(self) -> Runs:
         return self.workbench.runs
 
+    @property
+    def pending_resources(self) -> dict[str, list[Any]]:
+        """MCP resources waiting to go with each dialog's next message (the workbench's)."""
+        return self.workbench.pending_resources
+
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             yield self.sidebar
@@ -100,7 +108,7 @@ class MainScreen(Screen[None]):
         yield Footer(compact=True, show_command_palette=True)
 
     async def on_mount(self) -> None:
-        self._unsubscribe = listen(self, self.workbench, news.RunEnded)
+        self._unsubscribe = listen(self, self.workbench, news.RunStarted, news.RunEnded)
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
         self.call_after_refresh(self._fill_sidebar)  # hundreds of dialogs: after the first frame
@@ -168,6 +176,7 @@ class MainScreen(Screen[None]):
 
     def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
+        self.refresh_bindings()  # "esc Cancel" in the footer while the shown dialog runs
         if isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id != self.dialog.id:
             self.notify(f"A run in another dialog failed: {event.error}", severity="error", markup=False)
 
@@ -223,8 +232,7 @@ class MainScreen(Screen[None]):
     async def _tree_open(self, event: DialogTree.OpenDialog) -> None:
         focus = event.message_index if event.message_index >= 0 else None
         await self.open_dialog_id(event.dialog_id, focus_index=focus)
-        if self.has_class("-narrow") and self.has_class("-sidebar-open"):
-            self.remove_class("-sidebar-open")
+        if self.panels.close_sidebar_overlay():
             self.composer.input.focus()
 
     @on(DialogTree.DeleteRequested)
@@ -240,6 +248,11 @@ class MainScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         modals.report_failure(self, event)
+
+    def on_composer_input_resource_requested(self, event: Any) -> None:
+        """`@` typed where a word starts: open the picker if this dialog has servers, else it is just an `@`."""
+        if self.resources.servers():
+            self.action_attach_resource()
 
     # --- sending, branching, cancelling -----------------------------------------------------------------------
 
@@ -296,15 +309,26 @@ class MainScreen(Screen[None]):
 
     # --- screen-wide keys --------------------------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":  # esc cancels (and the footer offers it) only while the shown dialog runs
+            run = self.runs.get(self.dialog.id)
+            return run is not None and run.running and not run.cancelling and not self.panels.over_messages()
+        return True
+
+    async def action_cancel(self) -> None:
+        self.cancel_run(self.dialog.id)  # the status line says "cancelling…" until the run has ended
+        self.refresh_bindings()
+
     async def action_escape(self) -> None:
+        if self.panels.over_messages():
+            self.panels.close_overlays()
+            self.composer.input.focus()
+            return
         if self.cancel_run(self.dialog.id):
+            self.refresh_bindings()
             return
         if self.composer.busy:
             self.composer.stop_edit()
-            return
-        if self.has_class("-sidebar-open") and self.has_class("-narrow"):
-            self.remove_class("-sidebar-open")
-            self.composer.input.focus()
             return
         if self.focused is self.sidebar.search_input or self.sidebar.query_text:
             self.sidebar.clear_search()
@@ -349,6 +373,16 @@ class MainScreen(Screen[None]):
 
         self._in_worker(flow())
 
+    def action_parameters(self) -> None:
+        async def flow() -> None:
+            if await modals.edit_parameters(self.app, self.dialog):
+                self.status_line.refresh_now()
+
+        self._in_worker(flow())
+
+    def action_attach_resource(self) -> None:
+        self.resources.open_picker(self._services().install_tool_source)
+
     def action_rename(self) -> None:
         self._in_worker(modals.rename(self.app, self.workbench))
 
@@ -382,27 +416,16 @@ class MainScreen(Screen[None]):
         await self._tree_jump(self.workbench.sibling_of(self.dialog.id, step), "No more dialogs on this level.")
 
     def action_search(self) -> None:
-        if not self.sidebar.region.width:
-            self.add_class("-sidebar-open")
-            self.remove_class("-sidebar-closed")
-        self.sidebar.search_input.focus()
+        self.panels.search()
 
     def action_toggle_sidebar(self) -> None:
-        self._toggle_panel("sidebar", self.sidebar)
-        if self.has_class("-sidebar-open"):
-            self.call_after_refresh(self.sidebar.dialog_tree.focus)  # once the panel is laid out
+        self.panels.toggle_sidebar()
 
     def action_toggle_drawer(self) -> None:
-        self._toggle_panel("drawer", self.drawer)
+        self.panels.toggle("drawer")
 
-    def _toggle_panel(self, name: str, widget: Widget) -> None:
-        """Flip a panel: on a narrow screen an opened panel takes the whole width until closed again."""
-        shown = widget.display
-        self.set_class(not shown, f"-{name}-open")
-        if self.has_class("-narrow"):  # a temporary overlay: closing it returns to the automatic layout
-            self.remove_class(f"-{name}-closed")
-        else:
-            self.set_class(shown, f"-{name}-closed")
+    def action_focus_tree(self) -> None:
+        self.panels.focus_tree()
 
     def action_focus_composer(self) -> None:
         self.composer.input.focus()

@@ -18,7 +18,10 @@ PaletteCommand = tuple[str, str, Callable[[], Any]]
 
 #: Screen-wide keys (priority: they win over the composer's own keys, such as its f6 / f7).
 BINDINGS: list[BindingType] = [
-    Binding("escape", "escape", "Cancel", id="cancel"),
+    # Two bindings for esc: the footer shows "esc Cancel" only while there is something to cancel
+    # (check_action), and the second does the rest (close a panel, leave an edit, clear a search).
+    Binding("escape", "cancel", "Cancel", id="cancel"),
+    Binding("escape", "escape", "Close a panel, leave an edit or a search", show=False, id="escape"),
     Binding("ctrl+n", "new_dialog", "New dialog", id="new-dialog"),
     Binding("ctrl+r", "regenerate", "Regenerate", id="regenerate"),
     Binding(
@@ -29,7 +32,16 @@ BINDINGS: list[BindingType] = [
     Binding("f4", "mcp_servers", "MCP servers", show=False, id="mcp-servers", priority=True),
     Binding("f5", "skills", "Skills", show=False, id="skills", priority=True),
     Binding("f6,ctrl+t", "templates", "Templates", show=False, id="templates", priority=True),
+    Binding(
+        "alt+a",
+        "attach_resource",
+        "Attach an MCP resource (also @ in the composer)",
+        show=False,
+        id="attach-resource",
+        priority=True,
+    ),
     Binding("f7", "rename", "Rename dialog", show=False, id="rename", priority=True),
+    Binding("f10,alt+p", "parameters", "Parameters", show=False, id="parameters", priority=True),
     Binding("f8", "delete_dialog", "Delete dialog", show=False, id="delete-dialog", priority=True),
     Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False, id="toggle-sidebar"),
     Binding("f9,ctrl+g", "toggle_drawer", "Reasoning", show=False, id="toggle-drawer", priority=True),
@@ -46,6 +58,7 @@ BINDINGS: list[BindingType] = [
     Binding("alt+right", "tree_sibling(1)", "Next sibling dialog", show=False, id="next-sibling", priority=True),
     Binding("ctrl+l", "focus_composer", "Go to the composer", show=False, id="focus-composer"),
     Binding("ctrl+o", "focus_messages", "Go to the messages", show=False, id="focus-messages"),
+    Binding("alt+t", "focus_tree", "Go to the dialog tree", show=False, id="focus-tree", priority=True),
 ]
 
 #: (action, title, help) of every screen-wide action; each one also has a key (a test checks both ways).
@@ -53,12 +66,15 @@ PALETTE: list[tuple[str, str, str]] = [
     ("new_dialog", "New dialog", "Start an empty dialog"),
     ("regenerate", "Regenerate answer", "A new branch with another answer"),
     ("edit_last", "Edit last question", "Change your last message in a new branch"),
-    ("escape", "Cancel generation", "Stop the answer being generated; also leaves an edit"),
+    ("cancel", "Cancel generation", "Stop the answer being generated (what arrived is kept)"),
+    ("escape", "Close panel or leave edit", "Close a panel over the messages, leave an edit; also cancels"),
     ("pick_model", "Choose model", "Provider and model for this dialog"),
     ("providers", "Manage providers", "Add, edit or remove providers"),
     ("mcp_servers", "Manage MCP servers", "Add, enable or disable tool servers"),
     ("skills", "Skills of this dialog", "Resident instructions for this dialog"),
     ("templates", "Insert template", "Fill in a prompt template"),
+    ("parameters", "Dialog parameters", "Output limit, temperature, seed, stop, tool choice of this dialog"),
+    ("attach_resource", "Attach MCP resource", "A server's resource goes with your next message (@)"),
     ("rename", "Rename dialog", "Give this dialog a title"),
     ("delete_dialog", "Delete dialog", "Delete this dialog after asking; its branches stay"),
     ("toggle_sidebar", "Toggle sidebar", "Show or hide the dialog tree"),
@@ -72,6 +88,7 @@ PALETTE: list[tuple[str, str, str]] = [
     ("tree_sibling(1)", "Next sibling dialog", "The branch after this one"),
     ("focus_messages", "Go to messages", "Move a cursor through the messages"),
     ("focus_composer", "Go to composer", "Back to typing"),
+    ("focus_tree", "Go to dialog tree", "Move through the dialogs and their branches"),
 ]
 
 

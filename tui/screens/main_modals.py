@@ -1,5 +1,5 @@
 """The screens the main screen opens over itself, and what it does with their answers: model picker, providers,
-MCP servers, skills, templates, rename, delete, a link to open, a tool call to approve.
+MCP servers, skills, templates, the dialog's parameters, rename, delete, a link to open, a tool call to approve.
 
 Each is a coroutine run in a worker of the main screen (a modal is waited for with `push_screen_wait`), given
 exactly what it works on. Each screen is imported when first opened, so start-up does not load them.
@@ -68,6 +68,8 @@ class AppServices(Protocol):
 
     def template_library(self) -> TemplateLibrary: ...
 
+    def template_files_word(self) -> str: ...
+
 
 async def pick_model(app: App[Any], workbench: Workbench) -> None:
     from .model_picker import ModelPickerScreen
@@ -117,10 +119,23 @@ async def choose_template(app: App[Any], services: AppServices, dialog: Dialog) 
     """The filled template's messages and whether to send them at once (None: the user gave up)."""
     from .template_library import TemplateLibraryScreen
 
-    result = await app.push_screen_wait(TemplateLibraryScreen(services.template_library(), dialog))
+    library, words = services.template_library(), services.template_files_word()
+    result = await app.push_screen_wait(TemplateLibraryScreen(library, dialog, files_word=words))
     if result is None:
         return None
     return list(getattr(result, "messages", ()) or (result.message,)), bool(result.send)
+
+
+async def edit_parameters(app: App[Any], dialog: Dialog) -> bool:
+    """The dialog's generation parameters in a form; True when the user changed them."""
+    from .parameters import ParametersScreen
+
+    tools = [function.id for function in dialog.effective_functions()]
+    chosen = await app.push_screen_wait(ParametersScreen(dialog.parameters, tools, title=dialog.title))
+    if chosen is None:
+        return False
+    dialog.parameters = chosen  # stored with the dialog (a dialog not sent yet keeps them for its first run)
+    return True
 
 
 async def rename(app: App[Any], workbench: Workbench) -> None:

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Checkbox, DataTable, Input, Static
 
@@ -31,6 +31,8 @@ from visindigo.engine.paths import Paths
 from ._common import FORM_CSS, ModalFrame, field_row, sanitize
 from ._mcp_form import MCPServerFormScreen
 from .confirm import ConfirmScreen
+from .mcp_sign_in import SignInActions
+from .mcp_tool_lines import policy_text, tool_lines
 
 __all__ = ["ImportScreen", "MCPServerFormScreen", "MCPServersScreen", "ServerControl"]
 
@@ -113,7 +115,7 @@ class ImportScreen(ModalFrame[tuple[Path, bool] | None]):
 _FROM_CENTER: Any = object()
 
 
-class MCPServersScreen(ModalFrame[bool]):
+class MCPServersScreen(ModalFrame[bool], SignInActions):
     """Dismisses with True when the configuration changed.
 
     `paths` defaults to the Center's (`center.paths`); None changes the Center only, nothing is saved.
@@ -127,6 +129,8 @@ class MCPServersScreen(ModalFrame[bool]):
         Binding("e", "edit", "Edit"),
         Binding("space", "toggle", "Enable / disable"),
         Binding("r", "restart", "Restart"),
+        Binding("o", "sign_in", "Sign in (OAuth)"),
+        Binding("O", "sign_out", "Sign out", show=False),
         Binding("i", "import", "Import JSON"),
         Binding("delete,x", "remove", "Remove"),
     ]
@@ -141,9 +145,14 @@ class MCPServersScreen(ModalFrame[bool]):
         height: 1fr;
         margin-top: 1;
     }
-    MCPServersScreen #detail {
-        height: 5;
+    MCPServersScreen #detail-box {
+        height: auto;
+        min-height: 5;
+        max-height: 12;
         margin-top: 1;
+    }
+    MCPServersScreen #detail {
+        height: auto;
         color: $text-secondary;
     }
     MCPServersScreen #status {
@@ -171,7 +180,7 @@ class MCPServersScreen(ModalFrame[bool]):
             frame.border_title = "MCP servers"
             frame.border_subtitle = "a add · e edit · space on/off · r restart · i import · x remove"
             yield DataTable(id="servers", cursor_type="row", zebra_stripes=True)
-            yield Static("", id="detail")
+            yield VerticalScroll(Static("", id="detail"), id="detail-box", can_focus=False)
             yield Static("", id="status", classes="hint")
 
     def on_mount(self) -> None:
@@ -257,7 +266,7 @@ class MCPServersScreen(ModalFrame[bool]):
         lines = [f"{server.kind} · {_where(server)}"]
         names = [f"env {', '.join(server.env)}" if server.env else "", f"headers {', '.join(server.headers)}"
                  if server.headers else ""]
-        policy = "asks before each tool call" if server.approval == "ask" else "tools run without asking"
+        policy = policy_text(server)
         start = " · starts with the app" if server.start_on_launch else ""
         lines.append(" · ".join(n for n in names if n) or "no environment variables or headers")
         lines.append(f"{policy}{start}")
@@ -272,6 +281,8 @@ class MCPServersScreen(ModalFrame[bool]):
             elif status.log_path:
                 facts.append(f"log {status.log_path}")
             lines.append(" · ".join(facts))
+            if status.state is ServerState.RUNNING:
+                lines += tool_lines(status)
         detail.update(Content(sanitize("\n".join(lines))))
 
     def _status(self, text: str, *, error: bool = False) -> None:

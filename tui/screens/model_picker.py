@@ -21,6 +21,7 @@ from visindigo.engine.capability import Capability
 from visindigo.engine.center import Center
 from visindigo.engine.provider import ModelInfo, NoModelAvailable, Provider
 from visindigo.engine.providers.base import ProviderError
+from visindigo.engine.providers.capabilities import sources
 
 from ._common import ModalFrame, safe, sanitize
 
@@ -51,6 +52,17 @@ def capability_columns(capabilities: Capability) -> str:
     """Marks in fixed columns ("TIF·"), so a long list can be scanned down one column."""
     letters = ((Capability.TEXT, "T"), (Capability.IMAGE, "I"), (Capability.TOOLS, "F"), (Capability.REASONING, "R"))
     return "".join(letter if flag in capabilities else "·" for flag, letter in letters)
+
+
+def mark_sources(model: ModelInfo) -> str:
+    """Where each mark of the model came from: "text, tools: assumed · image: server: Ollama /api/show".
+
+    Marks without a recorded source come from the config (the user wrote them, or an older version did)."""
+    recorded = sources(model)
+    by_source: dict[str, list[str]] = {}
+    for name in model.capabilities.names():
+        by_source.setdefault(recorded.get(name, "config"), []).append(name)
+    return " · ".join(f"{', '.join(names)}: {source}" for source, names in by_source.items())
 
 
 def model_prompt(model: ModelInfo, *, current: bool, required: Capability) -> Content:
@@ -139,6 +151,7 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
                     yield Input(placeholder="Filter models", id="filter")
                     yield OptionList(id="models")
             yield Static("", id="status", classes="hint")
+            yield Static("", id="sources", classes="hint")
             yield Label(LEGEND, classes="hint")
 
     def _provider_option(self, provider: Provider) -> Option:
@@ -255,6 +268,12 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
         self._show_models()
+
+    @on(OptionList.OptionHighlighted, "#models")
+    def _model_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        index = event.option_index
+        model = self._shown[index] if 0 <= index < len(self._shown) else None
+        self.query_one("#sources", Static).update(safe(f"Marks from {mark_sources(model)}" if model else ""))
 
     # --- choosing -----------------------------------------------------------------------------------------
 

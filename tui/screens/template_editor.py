@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 from visindigo.engine import Prompt
 
 from ..sanitize import clean
+from ..widgets.editing_area import EditingArea
 from ._common import ModalFrame
 from .confirm import ConfirmScreen
 
@@ -105,7 +106,7 @@ class TemplateEditorScreen(ModalFrame[Prompt | None]):
                 yield Label("Tags")
                 yield Input(", ".join(self.initial.tags), placeholder="Comma-separated, optional", id="tags",
                             compact=True)
-            yield TextArea(self.initial.content, id="content", soft_wrap=True, tab_behavior="focus",
+            yield EditingArea(self.initial.content, id="content", soft_wrap=True, tab_behavior="focus",
                            placeholder="The template text, with {{placeholders}}")
             yield Static(Content(SYNTAX_HINT), id="hint")
             yield Static("", id="found")

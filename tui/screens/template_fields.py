@@ -26,6 +26,7 @@ from textual.widgets import Checkbox, Input, Select, Static, TextArea
 from visindigo.engine.templates import TemplateField
 
 from ..sanitize import clean
+from ..widgets.editing_area import EditingArea
 
 #: Characters a date or a number input accepts; anything else is refused as it is typed.
 _RESTRICT = {"date": r"[0-9-]*", "month": r"[0-9-]*", "time": r"[0-9:]*"}
@@ -76,6 +77,11 @@ class FieldRow(Vertical):
     FieldRow > TextArea {
         height: 5;
     }
+    /* A hint is dim and italic, with a marker, so "Product name" never reads as a value that is filled in. */
+    FieldRow > Input > .input--placeholder, FieldRow > TextArea > .text-area--placeholder {
+        color: $text-disabled;
+        text-style: italic;
+    }
     """
 
     def __init__(self, spec: TemplateField, index: int, initial: str) -> None:
@@ -107,11 +113,17 @@ class FieldRow(Vertical):
         self.set_class(bool(message), "-has-error")
 
 
+def hint_text(spec: TemplateField) -> str:
+    """The field's hint as the empty widget shows it: in ‹ › (and dim, italic), so it never reads as a value."""
+    hint = " ".join(clean(spec.hint).split())
+    return f"‹{hint}›" if hint else ""
+
+
 def make_widget(spec: TemplateField, index: int, initial: str) -> Widget:
     widget_id = f"input-{index}"
     if spec.type == "textarea":
-        return TextArea(initial, id=widget_id, soft_wrap=True, tab_behavior="focus", compact=True,
-                        placeholder=clean(spec.hint))
+        return EditingArea(initial, id=widget_id, soft_wrap=True, tab_behavior="focus", compact=True,
+                        placeholder=hint_text(spec))
     if spec.type == "select":
         options = [(Content(clean(option)), option) for option in spec.options]
         value = initial if initial in spec.options else Select.NULL
@@ -122,7 +134,7 @@ def make_widget(spec: TemplateField, index: int, initial: str) -> Widget:
         return Checkbox(Content(label), value=initial == "true", id=widget_id, compact=True)
     return Input(
         initial,
-        placeholder=clean(spec.hint),
+        placeholder=hint_text(spec),
         type="number" if spec.type == "number" else "text",
         restrict=_RESTRICT.get(spec.type),
         validators=[FieldCheck(spec)],

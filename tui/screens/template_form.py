@@ -110,8 +110,8 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
     TemplateFormScreen.-wide #preview-box {
         width: 1fr;
         height: 100%;
-        border-left: solid $primary-muted;
-        padding-left: 1;
+        border: solid $primary-muted;  /* a whole box: its right edge is not the frame's */
+        padding: 0 1;
     }
     TemplateFormScreen #unfilled {
         color: $text-warning;
@@ -181,6 +181,7 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
 
     def on_mount(self) -> None:
         self.set_class(self.size.width >= WIDE_WIDTH, "-wide")
+        self._offer_completions()
         if self.user is None:
             self.user = self._user_context()
         self._refresh_preview()
@@ -188,6 +189,21 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
             self.rows()[0].widget.focus()
         else:
             self.query_one("#send", Button).focus()
+
+    def _offer_completions(self) -> None:
+        """A server prompt's text fields get the server's `completion/complete` suggestions (→ accepts)."""
+        template = self.template
+        source = getattr(template, "source", None)
+        info = getattr(template, "info", None)
+        if info is None or not hasattr(source, "complete"):
+            return
+        from .completion import ServerSuggester
+
+        for row in self.rows():
+            if isinstance(row.widget, Input):
+                row.widget.suggester = ServerSuggester(
+                    source, getattr(template, "server", None), "prompt", info.name, row.spec.name, self.values
+                )
 
     def _user_context(self) -> UserContext:
         """The user's facts from `[user]` in the config and the environment; the clipboard is read only when

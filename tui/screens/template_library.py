@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 from visindigo.engine import Dialog, Prompt
 from visindigo.engine.templates import Clock
 from visindigo.engine.templates.library import TemplateEntry, TemplateError, TemplateLibrary
+from visindigo.engine.templates.mcp import MCPPromptTemplate
 
 from ..sanitize import clean
 from ..template_search import highlight, search
@@ -94,9 +95,12 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
         *,
         clock: Clock | None = None,
         load_mcp: bool = True,
+        files_word: str = "your library",
     ) -> None:
         super().__init__()
         self.library = library
+        #: What the folder's templates are called: "your library", or the demo's temporary folder.
+        self.files_word = files_word
         self.dialog = dialog
         self.clock = clock
         self.load_mcp = load_mcp
@@ -117,6 +121,9 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
                 with VerticalScroll(id="detail"):
                     yield Static("", id="detail-text")
             yield Static("", id="status")
+
+    def _source_word(self, source: str) -> str:
+        return self.files_word if source == "file" else _SOURCE_WORDS[source]
 
     def on_mount(self) -> None:
         self.library.reload()
@@ -174,7 +181,7 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
         option_list = self.query_one("#list", OptionList)
         option_list.clear_options()
         option_list.add_options(
-            Option(Content.assemble(highlight(clean(e.name), query), ("  " + _SOURCE_WORDS[e.source], "dim")))
+            Option(Content.assemble(highlight(clean(e.name), query), ("  " + self._source_word(e.source), "dim")))
             for e in self._shown
         )
         if self._shown:
@@ -190,7 +197,7 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
             detail.update(Content(text))
             return
         parts: list[str | tuple[str, str]] = [(clean(entry.name), "bold"), "\n"]
-        where = _SOURCE_WORDS[entry.source]
+        where = self._source_word(entry.source)
         if entry.path is not None:
             where += f" — {entry.path.name}"
         parts.append((where + "\n", "dim"))
@@ -282,6 +289,10 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
 
         def done(result: TemplateResult | None) -> None:
             if result is None:
+                if isinstance(entry.template, MCPPromptTemplate):
+                    # Esc from a server prompt's form goes back to the dialog, not to a list that may still be
+                    # waiting on the servers.
+                    self.dismiss(None)
                 return
             try:
                 self.library.remember(entry.key, result.values)
@@ -349,8 +360,8 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
                 self._status(f"A server prompt cannot be {participle} here: it lives on its MCP server.")
             else:
                 self._status(
-                    f"{entry.name!r} comes from {_SOURCE_WORDS[entry.source]}, not from a file: "
-                    f"press c to copy it into your library, then {verb} the copy."
+                    f"{entry.name!r} comes from {self._source_word(entry.source)}, not from a file: "
+                    f"press c to copy it into {self.files_word}, then {verb} the copy."
                 )
             return None
         return entry

@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message as TextualMessage
+from textual.strip import Strip
 from textual.widgets import Static, TextArea
 
 from visindigo.engine import Message
@@ -50,6 +51,9 @@ class ComposerInput(TextArea):
     class RecallRequested(TextualMessage):
         """↑ in an empty composer: edit the last question (a new branch)."""
 
+    class ResourceRequested(TextualMessage):
+        """`@` typed where a word starts: the screen may offer MCP resources to attach."""
+
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "up" and not self.text:
             event.stop()
@@ -66,7 +70,34 @@ class ComposerInput(TextArea):
             event.prevent_default()
             self.action_newline()
             return
+        starts_word = event.character == "@" and (not self.text or self.text[-1:].isspace())
         await super()._on_key(event)
+        if starts_word:
+            self.post_message(self.ResourceRequested())
+
+    def render_line(self, y: int) -> Strip:
+        """The placeholder on one line, cut with "…" where the box ends, and nothing at width 0.
+
+        TextArea wraps its placeholder to the content width, and rich's line splitter fails on a width of 0,
+        which a tmux pane split (120 columns straight to 60) gives the composer for one layout pass.
+        """
+        width = self.content_size.width
+        if width <= 0:
+            return Strip.blank(max(0, self.size.width))
+        if self.text or not self.placeholder:
+            return super().render_line(y)
+        if y > 0:
+            return Strip.blank(width, self.visual_style.rich_style)
+        content = Content.from_text(self.placeholder).truncate(width, ellipsis=True)
+        content = content.stylize(self.get_visual_style("text-area--placeholder"))
+        if self._draw_cursor:
+            theme = self._theme
+            cursor_style = theme.cursor_style if theme else None
+            if cursor_style:
+                from textual.style import Style as ContentStyle
+
+                content = content.stylize(ContentStyle.from_rich_style(cursor_style), 0, 1)
+        return Strip(content.render_segments(self.visual_style), content.cell_length)
 
     def action_recall(self) -> None:
         if not self.text:
@@ -101,6 +132,8 @@ class Composer(Vertical):
         color: $text-muted;
         padding: 0 1;
         display: none;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     Composer.-editing > .mode {
         display: block;

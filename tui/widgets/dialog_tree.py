@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -23,6 +24,8 @@ from textual.message import Message as TextualMessage
 from textual.timer import Timer
 from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
+
+from visindigo.engine.branch_titles import BranchDifference, branch_difference
 
 from ..messages import WorkbenchNews, listen
 from ..sanitize import clean, clean_line
@@ -42,18 +45,47 @@ def ordinal_mark(number: int) -> str:
     return CIRCLED[number - 1] if number <= len(CIRCLED) else f"({number})"
 
 
-def dialog_label(title: str, ordinal: int, *, running: bool = False, current: bool = False) -> Text:
-    """● (answering), the branch number, then the title. The number comes first because branches share their
-    parent's title and a long title is cut off at the sidebar's edge, which would take the number with it."""
+def when_label(timestamp: float, now: float | None = None) -> str:
+    """14:32 for today, 3 Dec 14:32 for another day (local time): when a branch was made."""
+    import time
+
+    moment = time.localtime(timestamp)
+    today = time.localtime(time.time() if now is None else now)
+    if moment[:3] == today[:3]:
+        return time.strftime("%H:%M", moment)
+    return f"{moment.tm_mday} {time.strftime('%b %H:%M', moment)}"
+
+
+def difference_label(difference: BranchDifference | None) -> str:
+    """What tells a regenerated branch from its parent, for beside its number: "gpt-4o 14:32" or "14:32"."""
+    if difference is None:
+        return ""
+    parts = [" ".join(clean(difference.model).split()), when_label(difference.created_at)]
+    return " ".join(p for p in parts if p)
+
+
+def dialog_label(
+    title: str, ordinal: int, *, running: bool = False, current: bool = False, difference: str = ""
+) -> Text:
+    """● (answering), the branch number and what differs from its parent, then the title. The number comes
+    first because a long title is cut off at the sidebar's edge, which would take the number with it."""
     text = Text()
     if running:
         text.append("● ", style="bold")
     mark = ordinal_mark(ordinal)
     if mark:
         text.append(f"{mark} ", style="dim")
+    if difference:
+        text.append(f"{difference} · ", style="dim italic")
     name = clean_line(title) or "New dialog"
     text.append(name, style="bold" if current else "")
     return text
+
+
+def _difference(index: TreeIndex, dialog_id: str) -> str:
+    parent_id = index.parent(dialog_id)
+    parent = index.summaries.get(parent_id) if parent_id else None
+    return difference_label(branch_difference(index.summaries[dialog_id], parent))
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +137,19 @@ class DialogTree(Tree[str]):
         self._hits: dict[str, SearchHit] = {}
         self._dialog_nodes: dict[str, TreeNode[str]] = {}
 
+    def render_label(self, node: TreeNode[str], base_style: Style, style: Style) -> Text:
+        """The label cut with "…" where the sidebar ends, so a cut title never looks like a whole one."""
+        text = super().render_label(node, base_style, style)
+        depth = 0
+        ancestor = node.parent
+        while ancestor is not None:
+            depth += 1
+            ancestor = ancestor.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth
+        if room > 0 and text.cell_len > room:
+            text.truncate(room, overflow="ellipsis")
+        return text
+
     def process_label(self, label: str | Text) -> Text:
         """Labels are always built as `Text` here; a str is taken literally, never as markup."""
         text = label if isinstance(label, Text) else Text(clean(label))
@@ -124,6 +169,7 @@ class DialogTree(Tree[str]):
                 index.ordinal(dialog_id),
                 running=dialog_id in running,
                 current=dialog_id == current_id,
+                difference=_difference(index, dialog_id),
             )
             children = index.children.get(dialog_id, [])
             node = parent.add(label, dialog_id, expand=True, allow_expand=bool(children))
@@ -148,7 +194,15 @@ class DialogTree(Tree[str]):
         summary = index.summaries.get(dialog_id)
         if node is None or summary is None or node.tree is not self:
             return
-        node.set_label(dialog_label(summary.title, index.ordinal(dialog_id), running=running, current=current))
+        node.set_label(
+            dialog_label(
+                summary.title,
+                index.ordinal(dialog_id),
+                running=running,
+                current=current,
+                difference=_difference(index, dialog_id),
+            )
+        )
 
     def show_hits(self, hits: list[SearchHit]) -> None:
         self.clear()

@@ -356,6 +356,14 @@ class MessageList(VerticalScroll):
         room = max(ROOM_MARGIN * 2, self.size.height // 2)
         view.reserve_lines(used + room)
 
+    async def restart_stream(self, round_number: int) -> None:
+        """What streamed so far was not the answer after all: drop it and stream the round again from empty."""
+        view = self._stream_view
+        self._stream_view = None
+        if view is not None:
+            await view.abandon()
+        await self.open_stream(round_number)
+
     async def stream_closed(self, round_number: int) -> None:
         """A round ended; a streaming view that got no message (an empty answer) goes away."""
         view = self._stream_view
@@ -377,6 +385,12 @@ class MessageList(VerticalScroll):
         view = _message_view()(Message(Role.TOOL, "", tool_call_id=call_id, name=function_id), None)
         view._tool_state.update(name=function_id, arguments=arguments, running=True)
         await self.mount(view)
+
+    async def tool_progressed(self, call_id: str, text: str) -> None:
+        for view in self.views:
+            if view.index is None and view.call_id == call_id:
+                await view.set_tool_state(progress=text)
+                return
 
     async def tool_finished(self, call_id: str, result: str, is_error: bool, duration: float) -> None:
         for view in self.views:

@@ -198,9 +198,22 @@ class MessagePane(MessageList, can_focus=True):
             case news.TextArrived():
                 self._resume_frames()
             case news.StreamOpened(round=round_number):
+                run = self._run()
+                if run is not None and run.notes:
+                    await self.show_notice("\n".join(run.notes), info=True)
+                else:
+                    await self.clear_notice()  # "waiting for …" is over
                 await self.open_stream(round_number)
                 self.post_message(self.StreamStarted(self, self.dialog, round_number))
                 self._resume_frames()
+            case news.StreamRestarted(round=round_number):
+                await self.restart_stream(round_number)
+                self.post_message(self.StreamStarted(self, self.dialog, round_number))
+                self._resume_frames()
+            case news.RunNoted(text=text, waiting=waiting):
+                run = self._run()
+                notes = [] if waiting or run is None else run.notes
+                await self.show_notice("\n".join(notes) or text, info=True)
             case news.StreamClosed(round=round_number):
                 if (run := self._run()) is not None:
                     await self.flush(run)
@@ -213,6 +226,8 @@ class MessagePane(MessageList, can_focus=True):
                 await self.message_changed(index)
             case news.ToolStarted(call_id=call_id, function_id=function_id, arguments=arguments):
                 await self.tool_started(call_id, function_id, arguments)
+            case news.ToolProgressed(call_id=call_id, text=text):
+                await self.tool_progressed(call_id, text)
             case news.ToolFinished():
                 await self.tool_finished(event.call_id, event.result, event.is_error, event.duration)
             case news.Sent():
@@ -227,10 +242,13 @@ class MessagePane(MessageList, can_focus=True):
             await self.flush(run)
         await self.resync()
         self.set_alternatives(self.workbench.positions(self.dialog))
+        notes = "\n".join(run.notes) + "\n" if run is not None and run.notes else ""
         if outcome == "failed":
-            await self.show_notice(f"{error}\nFix the cause, then ctrl+r retries.")
+            await self.show_notice(f"{notes}{error}\nFix the cause, then ctrl+r retries.")
         elif outcome == "cancelled":
-            await self.show_notice("Cancelled; what arrived is kept (marked interrupted).", info=True)
+            await self.show_notice(f"{notes}Cancelled; what arrived is kept (marked interrupted).", info=True)
+        elif notes:
+            await self.show_notice(notes.rstrip("\n"), info=True)
         self.post_message(self.RunDone(self, self.dialog))
 
     async def _on_frame(self) -> None:
@@ -351,6 +369,28 @@ class MessagePane(MessageList, can_focus=True):
         await self.show(target, focus_index=index)
         self.focus()
         self.post_message(self.DialogSwitched(self, target))
+        self.call_after_refresh(self._reveal_alternatives, index)
+
+    def _reveal_alternatives(self, index: int, tries: int = 10) -> None:
+        """Bring ◀ n/m ▶ of message `index` on screen: an answer taller than the pane opens at its top, which
+        left the marker (at its end) below the fold, so the user could not tell which alternative was shown."""
+        from .message_view import AlternativeSwitch  # Markdown's module: not on the start-up path
+
+        view = self.view_for(index)
+        switches = view.query(AlternativeSwitch) if view is not None else None
+        if not switches:
+            return
+        switch = switches.first()
+        if not switch.region.area:  # not laid out yet (the pane was just filled): after the next refresh
+            if tries > 0:
+                self.call_after_refresh(self._reveal_alternatives, index, tries - 1)
+            return
+        if self.region.contains_region(switch.region):
+            return
+        self.anchor(False)  # the pane stuck to the end of the dialog would scroll straight back
+        # the marker on the pane's last line, under the end of the answer it belongs to
+        content_y = switch.region.y - self.region.y + self.scroll_y
+        self.scroll_to(y=max(0, content_y - self.scrollable_content_region.height + 1), animate=False, immediate=True)
 
     def action_toggle_tool(self) -> None:
         if (view := self._target()) is not None:

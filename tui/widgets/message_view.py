@@ -146,6 +146,13 @@ class MessageView(Widget):
         border-top: none;
         padding: 0;
     }
+    MessageView CollapsibleTitle, MessageView .calls {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;  /* a tool line cut at the pane's edge ends in …, never looks whole */
+    }
+    MessageView CollapsibleTitle {
+        width: 100%;
+    }
     MessageView Collapsible.-error CollapsibleTitle {
         color: $text-error;
     }
@@ -435,7 +442,8 @@ class MessageView(Widget):
         event.stop()
         blocks = event.markdown.children
         if blocks:
-            blocks[0].styles.margin = (0, *blocks[0].styles.margin[1:])
+            _top, right, bottom, left = blocks[0].styles.margin  # (textual-speedups' Spacing cannot be sliced)
+            blocks[0].styles.margin = (0, right, bottom, left)
             if not self.streaming:
                 last = blocks[-1]
                 top, right, _bottom, left = last.styles.margin

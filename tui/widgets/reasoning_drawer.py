@@ -69,6 +69,11 @@ class ReasoningDrawer(Vertical):
         yield self._scroll
 
     @property
+    def title(self) -> str:
+        """The drawer's title line as shown ("reasoning · message 4", "reasoning · live")."""
+        return str(self._title.content)
+
+    @property
     def text(self) -> str:
         """What the drawer shows now (without the placeholder)."""
         return "".join(self._parts)
@@ -114,7 +119,7 @@ class ReasoningDrawer(Vertical):
                 elif (run := pane.workbench.runs.get(report.dialog.id)) is not None and run.streaming:
                     self.follow_run(run)
             case MessagePane.StreamStarted(round=round_number):
-                if pane.cursor is None or pane.cursor.index is None:
+                if self._follows_stream(pane, report.dialog):
                     self.start_stream(round_number)
             case MessagePane.Frame(run=run):
                 self.feed(run.round, run.reasoning_parts)
@@ -122,6 +127,21 @@ class ReasoningDrawer(Vertical):
                 self.show(report.dialog.message_at(index).reasoning, drawer_title(index))
             case MessagePane.RunDone() if self.source == "stream":
                 self.show_latest(report.dialog)
+
+    def _follows_stream(self, pane: MessagePane, dialog: Dialog) -> bool:
+        """The drawer follows the answer being generated unless the user put the cursor on an older message.
+
+        The cursor on the question just sent, or on the message that was last before it, is not "older": the
+        user was reading the end of the dialog, and that is where the answer appears. Nor is a drawer that
+        shows the latest answer (it followed the last run to its end), wherever the cursor was left.
+        """
+        cursor = pane.cursor
+        if self.source == "stream" or cursor is None or cursor.index is None:
+            return True
+        if cursor.index >= dialog.message_count - 2:
+            return True
+        latest = dialog.find_last_assistant_message()
+        return latest >= 0 and self.title == drawer_title(latest)
 
     def follow_run(self, run: RunState) -> None:
         """Show the reasoning of the answer `run` is streaming, from its beginning."""
@@ -155,8 +175,9 @@ class ReasoningDrawer(Vertical):
         if self._parts:
             self._text.update(Content("".join(self._parts)))
             self._text.set_classes("text")
-        else:
-            self._text.update(Content("No reasoning for this message."))
+        else:  # live: nothing yet (it may come); a finished message: there is none
+            empty = "No reasoning yet." if self.source == "stream" else "No reasoning for this message."
+            self._text.update(Content(empty))
             self._text.set_classes("empty")
         if self.source == "stream":
             self.call_after_refresh(self._follow_stream)

@@ -1,4 +1,7 @@
-"""The status line: provider · model · capability marks · tokens in/out · live tokens per second.
+"""The status line: provider · model · capability marks · parameters · tokens in/out · live tokens per second.
+
+Token figures the server did not report (llama.cpp's server sends no usage) are the client's estimate and carry
+a `~` (`in ~120 out ~42`).
 
 It follows the workbench about the shown dialog: redrawn when its run starts, reports usage or ends, when
 another dialog is shown or its model changes, and once a second while it runs (the figures come from
@@ -41,6 +44,8 @@ class StatusLine(Widget):
         background: $panel;
         color: $text-muted;
         padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -49,6 +54,9 @@ class StatusLine(Widget):
         self.workbench = workbench
         self.info = StatusInfo()
         self.content = Content("")
+        #: Shown first on the line for as long as the app runs, e.g. "read-only" (a served tab beside a writer).
+        self.note = ""
+        self._shown_note = ""
         self._ticker: Timer | None = None
         self._unsubscribe = lambda: None
 
@@ -56,7 +64,7 @@ class StatusLine(Widget):
         self._ticker = self.set_interval(1.0, self.refresh_now, pause=True, name="status-ticker")
         self._unsubscribe = listen(
             self, self.workbench, news.RunStarted, news.RunEnded, news.UsageChanged, news.ShownChanged,
-            news.DialogChanged,
+            news.DialogChanged, news.RunNoted, news.StreamOpened,
         )  # fmt: skip
 
     def on_unmount(self) -> None:
@@ -75,7 +83,8 @@ class StatusLine(Widget):
         if isinstance(event, news.RunStarted | news.RunEnded) and event.dialog_id == shown:
             running = isinstance(event, news.RunStarted)
         elif isinstance(event, news.ShownChanged) or (
-            isinstance(event, news.UsageChanged | news.DialogChanged) and event.dialog_id == shown
+            isinstance(event, news.UsageChanged | news.DialogChanged | news.RunNoted | news.StreamOpened)
+            and event.dialog_id == shown
         ):
             running = self.workbench.runs.is_running(shown)
         else:
@@ -88,17 +97,26 @@ class StatusLine(Widget):
             self._ticker.resume() if running else self._ticker.pause()
 
     def show(self, info: StatusInfo) -> None:
-        if info == self.info and self.content.plain:
+        if info == self.info and self.content.plain and self._shown_note == self.note:
             return
         self.info = info
+        self._shown_note = self.note
         provider = clean_line(info.provider, 40) or "no provider"
         model = clean_line(info.model, 60) or "no model"
         pieces: list[tuple[str, str] | str] = [(provider, "bold"), " · ", model]
+        if self.note:
+            pieces[:0] = [(self.note, "bold reverse"), " "]
         if info.marks:
             pieces += [" · ", (info.marks, "bold")]
-        pieces += [f" · in {_count(info.input_tokens)} out {_count(info.output_tokens)}"]
+        if info.note:
+            pieces += [" · ", (clean_line(info.note, 120), "bold $text-warning")]
+        if info.parameters:
+            pieces += [" · ", clean_line(info.parameters, 80)]
+        about = "~" if info.estimated else ""
+        pieces += [f" · in {about}{_count(info.input_tokens)} out {about}{_count(info.output_tokens)}"]
         if info.tokens_per_second > 0:
-            pieces += [f" · {info.tokens_per_second:.0f} tok/s"]
+            speed = f"{info.tokens_per_second:.0f} tok/s"
+            pieces += [f" · last answer {speed}" if info.speed_is_final else f" · {speed}"]
         if info.state:
             pieces += ["  ", (info.state, "bold")]
         self.content = Content.assemble(*pieces)

@@ -108,7 +108,7 @@ def tool_block(message: Message, state: dict[str, Any]) -> Collapsible:
         name = "not run"
         arguments = "over the max_tool_calls cap: these calls and the ones after it got that as their result"
     if running:
-        tail = "running…"
+        tail = str(state.get("progress") or "running…")
     else:  # the duration before the result, so a long result cut off at the edge does not hide it
         took = format_duration(duration)
         tail = (f"{took}  " if took else "") + ("✗ " if is_error else "→ ") + one_line(str(result), 40)

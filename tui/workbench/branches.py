@@ -48,7 +48,14 @@ def regenerate(center: Center, dialog: Dialog, index: int | None = None) -> Dial
     cut = regenerate_cut(dialog, index)
     if cut >= dialog.message_count:
         return None
-    return center.branch_at(dialog, cut)
+    branch = center.branch_at(dialog, cut)
+    # A model chosen (f2) just before regenerating is the branch's; the dialog keeps the one that answered it,
+    # so the tree can say which branch has which model.
+    replaced = dialog.message_at(cut)
+    answered_by = str(replaced.meta.get("model_id") or "") if replaced.role is Role.ASSISTANT else ""
+    if answered_by and dialog.model_id and answered_by != dialog.model_id:
+        dialog.model_id = answered_by
+    return branch
 
 
 def edit(center: Center, dialog: Dialog, index: int, text: str) -> Dialog:
@@ -61,6 +68,10 @@ def edit(center: Center, dialog: Dialog, index: int, text: str) -> Dialog:
         raise ValueError("only a message you wrote can be edited")
     child = center.branch_at(dialog, index)
     child.append_message(Message(original.role, text, name=original.name, images=original.images))
+    # The edited question names its branch (the parent's title would make the two read alike); renaming wins.
+    from visindigo.engine.storage.rows import make_title
+
+    child.title = make_title(text) or child.title
     return child
 
 

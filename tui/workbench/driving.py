@@ -14,9 +14,12 @@ import time
 from collections.abc import Callable
 
 from visindigo.engine import (
+    AnswerMovedToReasoning,
     Dialog,
+    EmptyAnswer,
     MessageAppended,
     MessageUpdated,
+    Notice,
     RunCancelled,
     RunFailed,
     RunFinished,
@@ -25,22 +28,28 @@ from visindigo.engine import (
     StreamEnded,
     StreamReasoning,
     ToolCallFinished,
+    ToolCallProgress,
     ToolCallStarted,
     UsageReported,
+    WaitingForProvider,
 )
 from visindigo.engine.approval import ApprovalCallback
 
 from ..sanitize import clean
+from ..widgets.progress_text import progress_line
 from .events import (
     MessageAdded,
     MessageChanged,
     RunEnded,
     RunEvent,
+    RunNoted,
     RunStarted,
     StreamClosed,
     StreamOpened,
+    StreamRestarted,
     TextArrived,
     ToolFinished,
+    ToolProgressed,
     ToolStarted,
     UsageChanged,
 )
@@ -62,6 +71,8 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
     state.started_at = time.monotonic()
     state.outcome = ""
     state.error = ""
+    state.notes = []
+    state.empty_rounds = 0
     report(RunStarted(dialog_id))
     outcome, error = "finished", ""
 
@@ -84,8 +95,24 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
                     state.reasoning_parts.append(text)
                     text_arrived()
                 case StreamBegan():
+                    state.waiting_for = ""
                     state.begin_round(time.monotonic())
                     report(StreamOpened(dialog_id, state.round))
+                case AnswerMovedToReasoning(text=text):
+                    state.text_parts = []
+                    state.reasoning_parts.insert(0, text)
+                    state.round_deltas = 0
+                    report(StreamRestarted(dialog_id, state.round))
+                case WaitingForProvider(provider_name=name):
+                    state.waiting_for = clean(name)
+                    report(RunNoted(dialog_id, f"waiting for {state.waiting_for}…", waiting=True))
+                case Notice(text=text):
+                    state.notes.append(clean(text))
+                    report(RunNoted(dialog_id, state.notes[-1]))
+                case EmptyAnswer(finish_reason=reason, output_tokens=tokens):
+                    state.empty_rounds += 1
+                    state.notes.append(empty_answer_note(reason, tokens))
+                    report(RunNoted(dialog_id, state.notes[-1]))
                 case StreamEnded():
                     state.streaming = False
                     report(StreamClosed(dialog_id, state.round))
@@ -96,6 +123,8 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
                 case ToolCallStarted(call_id=call_id, function_id=function_id, arguments=arguments):
                     state.running_tools[call_id] = (function_id, dict(arguments))
                     report(ToolStarted(dialog_id, call_id, function_id, dict(arguments)))
+                case ToolCallProgress(call_id=call_id, progress=progress, total=total, message=text):
+                    report(ToolProgressed(dialog_id, call_id, progress_line(progress, total, text)))
                 case ToolCallFinished(call_id=call_id, function_id=function_id, result=result):
                     state.running_tools.pop(call_id, None)
                     report(ToolFinished(dialog_id, call_id, function_id, result, event.is_error, event.duration))
@@ -120,6 +149,15 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
         state.cancelling = False
         state.streaming = False
         state.running_tools.clear()
+        state.waiting_for = ""
+        if outcome == "finished" and state.empty_rounds:
+            outcome = "empty"  # not counted as an answer
         state.outcome = outcome
         state.error = clean(error)
         report(RunEnded(dialog_id, outcome, state.error))
+
+
+def empty_answer_note(finish_reason: str, output_tokens: int) -> str:
+    """The mark an empty round leaves in the dialog: what the server said, so a proxy's swallowed failure shows."""
+    reason = clean(finish_reason) or "none"
+    return f"The model returned an empty answer — finish reason {reason}, {output_tokens} tokens."

@@ -74,6 +74,14 @@ class ToolStarted(RunEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class ToolProgressed(RunEvent):
+    """A running tool reported progress; `text` is the line its block shows."""
+
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolFinished(RunEvent):
     """A tool call finished; `result` is what the model receives."""
 
@@ -90,8 +98,26 @@ class UsageChanged(RunEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class RunNoted(RunEvent):
+    """Something about the run the user should read (another model answered, tools were left out, an empty
+    answer, waiting for the provider); `text` is already worded. `waiting` notes go away when the run starts."""
+
+    text: str
+    waiting: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRestarted(RunEvent):
+    """What streamed as this round's answer was reasoning (a headless `</think>`): the live answer starts again
+    empty and the drawer shows the moved text."""
+
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
 class RunEnded(RunEvent):
-    """The run is over: `outcome` is "finished", "failed" or "cancelled"; `error` says why it failed."""
+    """The run is over: `outcome` is "finished", "empty" (it ended with an empty answer), "failed" or
+    "cancelled"; `error` says why it failed."""
 
     outcome: str
     error: str = ""

@@ -37,6 +37,12 @@ class RunState:
     error: str = ""
     #: The user asked to cancel and the run has not ended yet (the status line says so until it has).
     cancelling: bool = False
+    #: The provider this run waits for (its run limit is reached), "" once the run has its turn.
+    waiting_for: str = ""
+    #: What the run said the user should know (shown under the dialog when it ends).
+    notes: list[str] = field(default_factory=list)
+    #: Rounds that ended with neither text nor tool calls.
+    empty_rounds: int = 0
 
     def begin_round(self, now: float) -> None:
         self.round += 1

@@ -21,6 +21,7 @@ from visindigo.engine import Center, Dialog, Message, Role
 from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallRequest
 
 from . import branches
+from .attachments import Pending, attach_pending
 from .driving import drive
 from .events import (
     DialogChanged,
@@ -91,6 +92,8 @@ class Workbench:
         self.tree_index = branches.TreeIndex.build([])
         #: The last text copied (text, what), for "save the last copy to a file".
         self.last_copied: tuple[str, str] | None = None
+        #: MCP resources that go with each dialog's next message (see `attachments`).
+        self.pending_resources: Pending = {}
         self._usage = UsageTally()
         self._listeners: list[Listener] = []
 
@@ -230,6 +233,8 @@ class Workbench:
         dialog = dialog or self.shown
         self.refuse_while_running(dialog)
         message = Message(Role.USER, text) if isinstance(text, str) else text
+        if message.role is Role.USER:
+            message = attach_pending(self.center, dialog, self.pending_resources, message)
         self.add_messages(dialog, [message])
         self.emit(Sent(dialog.id))
         self.start_run(dialog)

@@ -143,7 +143,7 @@ approval = "sometimes"
     assert "'openai', 'anthropic', 'scripted'" in messages["providers.weird.kind"]
     assert "'content'" in messages["skills.empty"] and "'file'" in messages["skills.empty"]
     assert "'command'" in messages["mcp_servers.nothing"]
-    assert "'ask', 'allow'" in messages["mcp_servers.time.approval"]
+    assert "'ask', 'read_only', 'allow'" in messages["mcp_servers.time.approval"]
     assert len(problems) == 11
     # What is valid still counts: the theme falls back, one bad model leaves the other, ...
     assert config.theme == "visindigo-dark" and config.max_tool_rounds is None

@@ -6,8 +6,6 @@ nothing reaches beyond 127.0.0.1.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -15,7 +13,7 @@ import pytest
 
 from visindigo.engine.mcp import MCPManager
 
-from .helpers import TOOLBOX, free_port, wait_for_port
+from .helpers import TOOLBOX, ServerProcesses
 
 
 @pytest.fixture
@@ -29,23 +27,21 @@ async def manager(tmp_path: Path) -> AsyncIterator[MCPManager]:
 
 
 @pytest.fixture
-def http_toolbox(tmp_path: Path) -> Iterator[Callable[[str], str]]:
+def server_processes(tmp_path: Path) -> Iterator[ServerProcesses]:
+    """Test servers run as processes on 127.0.0.1; all stopped after the test."""
+    processes = ServerProcesses(tmp_path)
+    try:
+        yield processes
+    finally:
+        processes.stop_all()
+
+
+@pytest.fixture
+def http_toolbox(server_processes: ServerProcesses) -> Callable[[str], str]:
     """Start `servers/toolbox.py` as an HTTP server ("http" or "sse") on 127.0.0.1; returns its endpoint URL."""
-    processes: list[subprocess.Popen[bytes]] = []
 
     def start(mode: str) -> str:
-        port = free_port()
-        log = open(tmp_path / f"toolbox-{mode}.log", "wb")  # noqa: SIM115 - closed with the process below
-        process = subprocess.Popen([sys.executable, str(TOOLBOX), f"--{mode}", str(port)], stdout=log, stderr=log)
-        processes.append(process)
-        wait_for_port(port, process)
+        port = server_processes.start(TOOLBOX, f"--{mode}", "{port}")
         return f"http://127.0.0.1:{port}/{'mcp' if mode == 'http' else 'sse'}"
 
-    yield start
-    for process in processes:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    return start

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from visindigo.engine import MCPServer
@@ -67,3 +69,39 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], seconds: float = 
         except OSError:
             time.sleep(0.05)
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {seconds} s")
+
+
+class ServerProcesses:
+    """HTTP test servers started as processes on free 127.0.0.1 ports, logging to a folder; `stop_all` ends them."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def start(self, script: Path, *arguments: str) -> int:
+        """Run `script PORT? arguments` — `{port}` in an argument is replaced — and wait until it listens."""
+        port = free_port()
+        argv = [sys.executable, str(script), *(a.replace("{port}", str(port)) for a in arguments)]
+        log = open(self.log_dir / f"{script.stem}-{port}.log", "wb")  # noqa: SIM115 - closed with the process
+        process = subprocess.Popen(argv, stdout=log, stderr=log)
+        log.close()
+        self.processes.append(process)
+        wait_for_port(port, process)
+        return port
+
+    def stop_all(self) -> None:
+        for process in self.processes:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+async def until(condition: Callable[[], object], seconds: float = 20.0) -> None:
+    """Wait until `condition()` holds (a server's answer, a screen, a notification), failing after `seconds`."""
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"still not true after {seconds:g} s")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -118,3 +119,23 @@ async def test_a_json_rpc_error_becomes_a_readable_error_result(manager: MCPMana
         "error": "MCP server 'time' refused tool 'no_such_tool': Unknown tool: no_such_tool (JSON-RPC error -32602)",
     }
     assert manager.status("time").state is ServerState.RUNNING
+
+
+async def test_a_missing_sdk_is_said_at_once_naming_the_package(
+    manager: MCPManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A partial install without the `mcp` package: no 60 s wait and no "did not answer", but the package's name."""
+    monkeypatch.setitem(sys.modules, "mcp", None)  # what find_spec reports for a package that is not there
+    started = time.monotonic()
+    with pytest.raises(MCPServerError) as raised:
+        await manager.functions_for([toolbox()])
+    assert time.monotonic() - started < 2
+    assert "'mcp'" in str(raised.value) and "pip install mcp" in str(raised.value)
+    assert "did not answer" not in str(raised.value)
+
+
+def test_the_mcp_sdk_is_a_dependency_of_the_plain_install() -> None:
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parents[3] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert any(requirement.startswith("mcp") for requirement in project["project"]["dependencies"])

@@ -716,7 +716,7 @@ async def test_listing_failure_is_explained_when_no_model_is_known(llm_server: L
     _, dialog, _ = setup(llm_server, models=[])
     dialog.append_message(Role.USER, "q")
     message = failure(await run(dialog))
-    assert "has no models" in message and "listing the endpoint's models failed" in message and "HTTP 401" in message
+    assert "has no models" in message and "listing the models failed" in message and "HTTP 401" in message
 
 
 async def test_center_aclose_closes_the_client_and_a_later_run_opens_a_new_one(llm_server: LLMServer) -> None:

@@ -15,17 +15,26 @@ from visindigo.engine.providers import demo_functions, demo_provider
 from visindigo.engine.providers.base import redact
 from visindigo.engine.providers.history import MISSING_RESULT, sendable_history
 from visindigo.engine.providers.http import _retry_after, error_from_body
-from visindigo.engine.providers.think import ThinkSplitter
+from visindigo.engine.providers.think import MOVED, REASONING, ThinkSplitter
 
 
 def split(chunks: list[str], *, starts_in_thinking: bool = False) -> tuple[str, str]:
+    """(reasoning, answer) as the run loop would store them, a MOVED piece moving the answer so far."""
     splitter = ThinkSplitter(starts_in_thinking=starts_in_thinking)
-    reasoning, answer = [], []
+    reasoning: list[str] = []
+    answer: list[str] = []
+
+    def take(pieces: list[tuple[int, str]]) -> None:
+        for kind, text in pieces:
+            if kind == MOVED:
+                reasoning[:0] = answer
+                answer.clear()
+            else:
+                (reasoning if kind == REASONING else answer).append(text)
+
     for chunk in chunks:
-        for is_reasoning, text in splitter.feed(chunk):
-            (reasoning if is_reasoning else answer).append(text)
-    for is_reasoning, text in splitter.flush():
-        (reasoning if is_reasoning else answer).append(text)
+        take(splitter.feed(chunk))
+    take(splitter.flush())
     return "".join(reasoning), "".join(answer)
 
 
@@ -57,6 +66,27 @@ def test_reasoning_from_the_server_means_the_content_is_the_answer() -> None:
     assert late.feed("thinking") == [(True, "thinking")]
     late.server_separates_reasoning()  # too late: the content already began inside the thought
     assert late.feed("</think>answer") == [(False, "answer")]
+
+
+def test_a_closing_tag_that_nothing_opened_makes_the_text_before_it_reasoning() -> None:
+    assert split(["Hmm, let", " me see.", "</think>", "\n\nAnswer"]) == ("Hmm, let me see.", "Answer")
+    assert split(["Hmm </th", "ink> Answer"]) == ("Hmm ", "Answer")
+    assert split(["Hmm</think>An</think>swer"]) == ("Hmm", "An</think>swer")  # only the first tag counts
+
+
+def test_a_closing_tag_after_an_opening_one_in_the_answer_is_text() -> None:
+    assert split(["Use <think> and </think> tags"]) == ("", "Use <think> and </think> tags")
+
+
+def test_a_closing_tag_is_answer_text_when_the_server_separates_reasoning() -> None:
+    splitter = ThinkSplitter()
+    assert splitter.feed("Answer with </th") == [(0, "Answer with ")]
+    splitter.server_separates_reasoning()
+    assert splitter.feed("ink> inside") == [(0, "</think> inside")]
+
+
+def test_a_partial_closing_tag_at_the_end_of_an_answer_is_text() -> None:
+    assert split(["Answer </thi"]) == ("", "Answer </thi")
 
 
 def test_an_unfinished_tag_at_the_end_is_text() -> None:

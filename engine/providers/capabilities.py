@@ -1,0 +1,182 @@
+"""What a model can do, learnt from the server where the server can say it.
+
+An OpenAI-compatible `/models` list names models and nothing else, so a capability mark is either told by the
+server, written in the config, assumed, or learnt from an answer. Each model records where each of its marks
+came from in `extra["capability_sources"]` (mark name -> source), which the model picker shows:
+
+- OpenRouter's `/models` entries: `supported_parameters` ("tools", "reasoning") and
+  `architecture.input_modalities` ("image") — read from the list itself;
+- Ollama: `POST /api/show` per model answers `capabilities` ("tools", "vision", "thinking");
+- LM Studio: `GET /api/v0/models` gives `type` ("vlm" reads images) and `capabilities` ("tool_use");
+- otherwise: text and tools are assumed (almost every chat endpoint accepts tools), and a server that rejects
+  the tools field teaches otherwise (the run loop drops tools for that model and says so once).
+
+Images are never assumed. Which server a provider is comes from its `server` setting (first-run setup writes it)
+or, failing that, from the usual host and port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from ..capability import Capability
+from ..model_info import ModelInfo
+
+if TYPE_CHECKING:  # httpx is imported only when a server is asked (run_loop imports this module at startup)
+    from ._httpx import httpx
+    from .base import Endpoint
+
+__all__ = [
+    "ASSUMED",
+    "SOURCES_KEY",
+    "capabilities_from_listing",
+    "learn_from_server",
+    "server_kind",
+    "sources",
+    "with_sources",
+]
+
+SOURCES_KEY = "capability_sources"
+ASSUMED = "assumed"
+
+_NAMES = {
+    Capability.TEXT: "text",
+    Capability.TOOLS: "tools",
+    Capability.IMAGE: "image",
+    Capability.REASONING: "reasoning",
+}
+
+
+def with_sources(model: ModelInfo, capabilities: Capability, source: str) -> ModelInfo:
+    """`model` with `capabilities`, every mark recorded as coming from `source`."""
+    model.capabilities = capabilities | Capability.TEXT
+    model.extra[SOURCES_KEY] = {name: source for flag, name in _NAMES.items() if flag in model.capabilities}
+    return model
+
+
+def sources(model: ModelInfo) -> dict[str, str]:
+    """Where each of the model's marks came from ("config" for a model the config names without sources)."""
+    recorded = model.extra.get(SOURCES_KEY)
+    if isinstance(recorded, dict):
+        return {str(k): str(v) for k, v in recorded.items()}
+    return {}
+
+
+def server_kind(provider: Endpoint) -> str:
+    """ "ollama", "lmstudio", "openrouter", ... from the `server` setting, else guessed from host and port."""
+    named = provider.settings.get("server")
+    if isinstance(named, str) and named:
+        return named
+    parts = urlsplit(provider.base_url)
+    host = (parts.hostname or "").lower()
+    if host.endswith("openrouter.ai"):
+        return "openrouter"
+    if parts.port == 11434:
+        return "ollama"
+    if parts.port == 1234:
+        return "lmstudio"
+    return ""
+
+
+def capabilities_from_listing(entry: Mapping[str, Any]) -> Capability | None:
+    """Capabilities a `/models` entry states itself (OpenRouter's shape), or None when it states none."""
+    parameters = entry.get("supported_parameters")
+    architecture = entry.get("architecture")
+    modalities = architecture.get("input_modalities") if isinstance(architecture, dict) else None
+    if not isinstance(parameters, list) and not isinstance(modalities, list):
+        return None
+    found = Capability.TEXT
+    if isinstance(parameters, list):
+        if "tools" in parameters:
+            found |= Capability.TOOLS
+        if "reasoning" in parameters or "include_reasoning" in parameters:
+            found |= Capability.REASONING
+    if isinstance(modalities, list) and "image" in modalities:
+        found |= Capability.IMAGE
+    return found
+
+
+async def learn_from_server(
+    provider: Endpoint, models: Iterable[ModelInfo], *, timeout: float = 5.0, client: httpx.AsyncClient | None = None
+) -> None:
+    """Ask an Ollama or LM Studio server what its models can do and set their capabilities (with sources).
+
+    Models the server says nothing about are left as they are; a server that does not answer changes nothing.
+    """
+    kind = server_kind(provider)
+    pending = [model for model in models if not sources(model)]
+    if kind not in ("ollama", "lmstudio") or not pending:
+        return
+    from ._httpx import httpx
+
+    root = _root(provider.base_url)
+    own = client is None
+    session = client or httpx.AsyncClient(timeout=timeout, trust_env=False)
+    try:
+        if kind == "ollama":
+            answers = await asyncio.gather(*(_ollama_show(session, root, model.id) for model in pending))
+            for model, learnt in zip(pending, answers, strict=True):
+                if learnt is not None:
+                    with_sources(model, learnt, "server: Ollama /api/show")
+        else:
+            table = await _lmstudio_models(session, root)
+            for model in pending:
+                if model.id in table:
+                    with_sources(model, table[model.id], "server: LM Studio /api/v0/models")
+    finally:
+        if own:
+            await session.aclose()
+
+
+def _root(base_url: str) -> str:
+    base = base_url.rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
+
+
+async def _ollama_show(client: httpx.AsyncClient, root: str, model_id: str) -> Capability | None:
+    from ._httpx import httpx
+
+    try:
+        response = await client.post(f"{root}/api/show", json={"model": model_id})
+        document = response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+    listed = document.get("capabilities") if isinstance(document, dict) else None
+    if not isinstance(listed, list):
+        return None
+    found = Capability.TEXT
+    if "tools" in listed:
+        found |= Capability.TOOLS
+    if "vision" in listed:
+        found |= Capability.IMAGE
+    if "thinking" in listed:
+        found |= Capability.REASONING
+    return found
+
+
+async def _lmstudio_models(client: httpx.AsyncClient, root: str) -> dict[str, Capability]:
+    from ._httpx import httpx
+
+    try:
+        response = await client.get(f"{root}/api/v0/models")
+        document = response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return {}
+    entries = document.get("data") if isinstance(document, dict) else None
+    table: dict[str, Capability] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            continue
+        if entry.get("type") == "embeddings":
+            continue
+        found = Capability.TEXT
+        listed = entry.get("capabilities")
+        if isinstance(listed, list) and "tool_use" in listed:
+            found |= Capability.TOOLS
+        if entry.get("type") == "vlm":
+            found |= Capability.IMAGE
+        table[entry["id"]] = found
+    return table

@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..branch_cut import answer_cut
+from ..branching import answer_cut
 from ..events import (
     Event,
     RunCancelled,
@@ -213,7 +213,7 @@ class Comparison:
         rng: random.Random | None = None,
     ) -> Comparison:
         """Answer again at message `index` (None: the last answer), cut where regenerate cuts
-        (`engine.branch_cut.answer_cut`); the old answer stays in `dialog` as one more alternative."""
+        (`engine.branching.answer_cut`); the old answer stays in `dialog` as one more alternative."""
         return cls(center, dialog, choices, cut=answer_cut(dialog, index), blind=blind, rng=rng)
 
     # --- labels -----------------------------------------------------------------------------------------------

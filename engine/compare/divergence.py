@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..branching import message_key
 from ..message import Message, Role
 from ..sanitize import clean_line
 
@@ -56,11 +57,6 @@ class _Node:
     children: dict[tuple[object, ...], _Node] = field(default_factory=dict)
 
 
-def _key(message: Message) -> tuple[object, ...]:
-    """Messages that `tui.branches.same_message` counts as the same are one path here."""
-    return (message.role, message.content, message.tool_calls, message.tool_call_id, message.name)
-
-
 def family_ids(center: Center, dialog_id: str) -> list[str]:
     """Every dialog of `dialog_id`'s tree, its root first, branches depth first in creation order (metadata
     only: nothing is loaded to find them)."""
@@ -90,9 +86,9 @@ def divergences_of(
     for dialog in ordered:
         node = root
         for message in dialog.messages:
-            child = node.children.get(_key(message))
+            child = node.children.get(message_key(message))
             if child is None:
-                child = node.children[_key(message)] = _Node(dialog, message)
+                child = node.children[message_key(message)] = _Node(dialog, message)
             node = child
     on_path = _path(root, shown)
     found: list[tuple[int, float, Divergence]] = []
@@ -116,7 +112,7 @@ def _path(root: _Node, shown: Dialog | None) -> set[_Node]:
         return path
     node = root
     for message in shown.messages:
-        found = node.children.get(_key(message))
+        found = node.children.get(message_key(message))
         if found is None:
             break
         path.add(found)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..branching import common_prefix
 from ..dialog import Dialog
 from ..message import Message, Role
 from ..sanitize import clean_line
@@ -29,20 +30,6 @@ class ComparisonGroup:
     parent: Dialog
     cut: int
     members: tuple[Dialog, ...]
-
-
-def _shared(a: Sequence[Message], b: Sequence[Message]) -> int:
-    count = 0
-    for left, right in zip(a, b, strict=False):
-        if (left.role, left.content, left.tool_calls, left.tool_call_id) != (
-            right.role,
-            right.content,
-            right.tool_calls,
-            right.tool_call_id,
-        ):
-            break
-        count += 1
-    return count
 
 
 def answered_by(dialog: Dialog, cut: int) -> str:
@@ -68,7 +55,7 @@ def comparison_groups(dialogs: Sequence[Dialog]) -> list[ComparisonGroup]:
         parent_messages = parent.messages
         clusters: list[tuple[int, list[Dialog]]] = []
         for branch in sorted(branches, key=lambda d: (d.created_at, d.id)):
-            cut = _shared(branch.messages, parent_messages)
+            cut = common_prefix(branch.messages, parent_messages)
             for cluster_cut, members in clusters:
                 if cluster_cut == cut and branch.created_at - members[0].created_at <= COMPARISON_WINDOW:
                     members.append(branch)

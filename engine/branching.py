@@ -1,14 +1,17 @@
-"""Where a branch that answers again is cut: the rule regenerate and compare share.
+"""Branch rules the engine and the TUI share: where a branch that answers again is cut, and when two
+dialogs hold the same message (so where they part).
 
-Kept in the engine (not in the TUI's branch helpers) because a comparison regenerates an answer for several
-models at once and must cut exactly where regenerating one answer would.
+Kept in the engine because a comparison regenerates an answer for several models at once and must cut exactly
+where regenerating one answer would, and the divergence list and the Markdown export must find the same
+points where branches part as the message pane's ◀ n/m ▶ does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .message import Role
+from .message import Message, Role
 
 if TYPE_CHECKING:
     from .dialog import Dialog
@@ -41,4 +44,23 @@ def answer_cut(dialog: Dialog, index: int | None = None) -> int:
     for position in range(index + 1, count):
         if dialog.message_at(position).role is Role.ASSISTANT:
             return position
+    return count
+
+
+def message_key(message: Message) -> tuple[object, ...]:
+    """What makes two messages the same one for branching: role, text, tool calls, call id and name."""
+    return (message.role, message.content, message.tool_calls, message.tool_call_id, message.name)
+
+
+def same_message(a: Message, b: Message) -> bool:
+    return message_key(a) == message_key(b)
+
+
+def common_prefix(a: Sequence[Message], b: Sequence[Message]) -> int:
+    """How many leading messages two dialogs share."""
+    count = 0
+    for left, right in zip(a, b, strict=False):
+        if not same_message(left, right):
+            break
+        count += 1
     return count

@@ -363,3 +363,20 @@ async def test_columns_follow_their_dialogs_when_the_front_end_drives_the_runs(l
     assert [column.status for column in comparison.columns] == ["finished", "finished"]
     comparison.close()
     assert comparison.pick(0).winner.model_id == "qwen"
+
+
+async def test_after_a_new_question_the_answers_are_each_others_alternatives_in_creation_order(
+    llm_server: LLMServer,
+) -> None:
+    llm_server.responder = by_model({"qwen": openai_stream(["from qwen"]), "llama": openai_stream(["from llama"])})
+    center = local_center(llm_server)
+    dialog = asked(center, "earlier", "earlier answer")
+    comparison = Comparison.ask(center, dialog, QWEN_LLAMA, "new question")
+    await collect(comparison)
+    branches = [column.dialog for column in comparison.columns]
+    family = [dialog, *branches]
+    for chosen in branches:  # whichever is picked and opened, ◀ 1/2 ▶ steps through both, oldest first
+        assert {index: [d.id for d in ds] for index, ds in alternatives(chosen, family).items()} == {
+            3: [branches[0].id, branches[1].id]
+        }
+    assert alternatives(dialog, family) == {}  # the dialog asked in holds the question and no answer: no choice

@@ -44,7 +44,7 @@ def heading(divergence: Divergence) -> Content:
 def row(divergence: Divergence, position: int) -> Content:
     alternative = divergence.alternatives[position]
     mark = "● " if position == divergence.current else "  "
-    model = alternative.model_id or alternative.provider_id or "?"
+    model = alternative.model_id or alternative.provider_id or "no answer yet"
     return Content.assemble(
         f"  {mark}{position + 1} ", (sanitize(model)[:24], "bold"), "  ", (sanitize(alternative.first_words), "dim")
     )

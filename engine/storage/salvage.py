@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .picks import copy_picks
 from .schema import INDEXED_CHARACTERS
 
 log = logging.getLogger(__name__)
@@ -119,6 +120,7 @@ def salvage(source: Path, target: sqlite3.Connection) -> Salvage:
                 expected = _copy_dialogs(conn, target, dialog_columns, result)
                 _copy_messages(conn, target, message_columns, expected, result)
             _copy_drafts(conn, target)
+            copy_picks(conn, target)
         except BaseException:
             target.execute("ROLLBACK")
             raise

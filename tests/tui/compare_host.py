@@ -63,7 +63,8 @@ def column_text(column: CompareColumn) -> str:
     """What the column's pane shows of its answer: the streaming view's text, else the last message's view."""
     pane = column.pane
     view = pane.streaming_view or (pane.views[-1] if pane.views else None)
-    return view.query_one(Markdown).source if view is not None else ""
+    markdown = view.query(Markdown) if view is not None else None
+    return markdown.first().source if markdown else ""
 
 
 async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:

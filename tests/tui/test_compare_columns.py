@@ -26,6 +26,12 @@ from .compare_host import (
 )
 
 
+def all_done(columns: Any) -> bool:
+    """Every column's run has started and ended (runs start once the comparison is on screen)."""
+    columns = getattr(columns, "columns", columns)
+    return all(column.outcome for column in columns)
+
+
 def start(main: MainScreen, count: int, **kwargs: Any) -> None:
     models = [ModelChoice("lab", model) for model in MODELS[:count]]
     main._in_worker(compare_flow.compare(main.app, main, models, **kwargs), group="compare")
@@ -54,7 +60,7 @@ async def test_a_question_streams_into_every_column_and_the_pick_opens_on_the_ma
         assert "answering" in str(screen.hint.render())
         # side by side at 160 columns: all three shown, each a third of the width
         assert screen.has_class("-side") and all(c.display and c.region.width > 40 for c in columns)
-        await wait_until(pilot, lambda: not any(c.running for c in columns))
+        await wait_until(pilot, lambda: all_done(columns))
         await pilot.pause()
         for column, model in zip(columns, MODELS, strict=False):
             assert column.outcome == "finished"
@@ -99,8 +105,8 @@ async def test_blind_columns_hide_the_models_in_a_random_order_until_the_pick_re
         await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
         screen = compare_screen(app)
         shuffled = [column.dialog.model_id for column in screen.order]
-        assert sorted(shuffled) == MODELS and shuffled != MODELS  # this seed moves them
-        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        assert sorted(shuffled) == sorted(MODELS) and shuffled != MODELS  # this seed moves them
+        await wait_until(pilot, lambda: all_done(screen.columns))
         await pilot.pause()
         # the screen names no model anywhere: labels A-D by position, the text of each column is its own
         assert [c.label for c in screen.order] == ["A", "B", "C", "D"]
@@ -138,7 +144,7 @@ async def test_revealing_before_the_pick_makes_it_not_blind_and_blind_mode_is_ke
         start(main, 2, question="Peek?", blind=True)
         await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
         screen = compare_screen(app)
-        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        await wait_until(pilot, lambda: all_done(screen.columns))
         await pilot.press("b")  # reveal
         assert [c.label for c in screen.order] == ["1", "2"]
         assert all(c.dialog.model_id in c.header.content.plain for c in screen.order)
@@ -152,6 +158,7 @@ async def test_revealing_before_the_pick_makes_it_not_blind_and_blind_mode_is_ke
         assert len(picks) == 1 and not picks[0].blind
         # blind mode was on when the user left: the next comparison starts blind
         await pilot.press("ctrl+n")
+        await pilot.pause()
         start(main, 2, question="Again?")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
         again = compare_screen(app)
@@ -172,7 +179,7 @@ async def test_below_120_columns_the_columns_are_tabs_and_tab_cycles_them_at_80x
         start(main, 3, question="Tabs?")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
         screen = compare_screen(app)
-        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        await wait_until(pilot, lambda: all_done(screen.columns))
         await pilot.pause()
         assert screen.has_class("-tabs") and screen.tabs.display
         # one column at a time, the whole width; the tab strip names all three and marks the shown one
@@ -215,7 +222,7 @@ async def test_a_failing_column_shows_its_failure_while_the_others_finish(llm_se
         await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
         screen = compare_screen(app)
         alpha, beta, gamma = screen.order
-        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        await wait_until(pilot, lambda: all_done(screen.columns))
         await pilot.pause()
         assert (alpha.outcome, beta.outcome, gamma.outcome) == ("finished", "failed", "finished")
         assert beta.header.figures.state == "failed" and "✗ failed" in beta.header.content.plain
@@ -249,7 +256,7 @@ async def test_x_cancels_the_focused_column_esc_cancels_all_and_leaving_keeps_ev
         assert second.outcome == "cancelled" and first.running and third.running
         assert "■ cancelled" in second.header.content.plain
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        await wait_until(pilot, lambda: all_done(screen.columns))
         assert [c.outcome for c in screen.order] == ["cancelled"] * 3
         assert app.screen is screen  # esc cancelled; it did not leave yet
         await pilot.press("escape")
@@ -302,7 +309,7 @@ async def test_each_column_asks_for_its_own_tool_calls_one_at_a_time(llm_server:
         )
         assert app.screen.title_text == f"Column {other.label}: allow this tool call?"
         await pilot.press("n")
-        await wait_until(pilot, lambda: not any(c.running for c in columns))
+        await wait_until(pilot, lambda: all_done(columns))
         await pilot.pause()
         allowed = asking.dialog.messages
         assert tool.calls == [{"path": f"/tmp/{asking.dialog.model_id}"}]
@@ -334,7 +341,7 @@ async def test_a_provider_that_answers_one_at_a_time_makes_the_second_column_wai
         await wait_until(pilot, lambda: second.header.figures.state == "waiting", timeout=2)
         assert "waits its turn at Lab" in second.header.content.plain
         assert column_text(second) == "" and len([r for r in llm_server.requests if r.method == "POST"]) == 1
-        await wait_until(pilot, lambda: not any(c.running for c in screen.columns))
+        await wait_until(pilot, lambda: all_done(screen.columns))
         await pilot.pause()
         assert first.outcome == second.outcome == "finished"
         assert column_text(second).endswith("m-beta-word29 ")

@@ -147,11 +147,15 @@ class CompareScreen(Screen[CompareOutcome]):
 
     async def on_mount(self) -> None:
         self._relabel()
-        if self.start_runs:
-            for column in self.columns:  # in creation order: a provider that answers one at a time takes them so
-                self.workbench.start_run(column.dialog, approve=self.approve)
         self.activate(0)
         self.set_interval(1.0, self._refresh_chrome, name="compare-chrome")
+        if self.start_runs:  # once every pane shows its branch (a pane drops news of a dialog it does not show yet)
+            self.call_after_refresh(self._start_runs)
+
+    def _start_runs(self) -> None:
+        for column in self.columns:  # in creation order: a provider that answers one at a time takes them so
+            if not column.running:
+                self.workbench.start_run(column.dialog, approve=self.approve)
 
     # --- columns -------------------------------------------------------------------------------------------------
 

@@ -131,3 +131,8 @@ async def compare_from_main(main: Any, setup: CompareSetup | None = None) -> Com
     if question.strip():
         main.composer.clear()
     return outcome
+
+
+async def run_from_main(main: Any) -> None:
+    """`compare_from_main` for a worker of the main screen."""
+    await compare_from_main(main)

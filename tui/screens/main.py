@@ -34,6 +34,7 @@ from ..widgets.reasoning_drawer import ReasoningDrawer
 from ..widgets.status_line import StatusLine
 from ..workbench import Runs, Workbench
 from ..workbench import events as news
+from . import compare_flow
 from . import main_modals as modals
 from .main_keys import BINDINGS, PALETTE, PaletteCommand, palette_commands
 from .main_modals import tell_refusals
@@ -351,7 +352,14 @@ class MainScreen(Screen[None]):
         self.start_edit(self.workbench.editable_index(cursor.index if cursor is not None else None))
 
     def action_pick_model(self) -> None:
-        self._in_worker(modals.pick_model(self.app, self.workbench))
+        async def flow() -> None:
+            if await modals.pick_model(self.app, self.workbench) == "compare":
+                await compare_flow.run_from_main(self)
+
+        self._in_worker(flow())
+
+    def action_compare(self) -> None:
+        self._in_worker(compare_flow.run_from_main(self), group="compare")
 
     def action_providers(self) -> None:
         self._in_worker(modals.manage_providers(self.app, self.center))

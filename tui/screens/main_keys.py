@@ -28,6 +28,7 @@ BINDINGS: list[BindingType] = [
         "alt+e", "edit_last", "Edit last question (↑ in an empty composer)", show=False, id="edit", priority=True
     ),
     Binding("f2", "pick_model", "Model", id="model-picker", priority=True),
+    Binding("alt+c", "compare", "Compare models", show=False, id="compare", priority=True),
     Binding("f3", "providers", "Providers", show=False, id="providers", priority=True),
     Binding("f4", "mcp_servers", "MCP servers", show=False, id="mcp-servers", priority=True),
     Binding("f5", "skills", "Skills", show=False, id="skills", priority=True),
@@ -69,6 +70,7 @@ PALETTE: list[tuple[str, str, str]] = [
     ("cancel", "Cancel generation", "Stop the answer being generated (what arrived is kept)"),
     ("escape", "Close panel or leave edit", "Close a panel over the messages, leave an edit; also cancels"),
     ("pick_model", "Choose model", "Provider and model for this dialog"),
+    ("compare", "Compare models", "Your question (or the answer at the cursor) to 2-4 models side by side"),
     ("providers", "Manage providers", "Add, edit or remove providers"),
     ("mcp_servers", "Manage MCP servers", "Add, enable or disable tool servers"),
     ("skills", "Skills of this dialog", "Resident instructions for this dialog"),

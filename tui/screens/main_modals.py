@@ -71,22 +71,26 @@ class AppServices(Protocol):
     def template_files_word(self) -> str: ...
 
 
-async def pick_model(app: App[Any], workbench: Workbench) -> None:
-    from .model_picker import ModelPickerScreen
+async def pick_model(app: App[Any], workbench: Workbench) -> str:
+    """Choose the shown dialog's model; returns "compare" when the user asked to compare several instead."""
+    from .model_picker import COMPARE, ModelPickerScreen
 
     center = workbench.center
     if not center.providers:
         app.notify("No provider is configured yet: f3 opens the providers.", severity="warning")
-        return
+        return ""
     dialog = workbench.shown
     picked = await app.push_screen_wait(
         ModelPickerScreen(center, dialog.provider_id, dialog.model_id, required=dialog.capability_requirement)
     )
     if picked is None:
-        return
+        return ""
+    if picked == COMPARE:
+        return "compare"
     provider_id, model_id = picked
     workbench.set_model(dialog, provider_id, model_id)
     app.notify(f"This dialog now uses {model_id} ({provider_id}).", markup=False)
+    return ""
 
 
 async def manage_providers(app: App[Any], center: Center) -> None:

@@ -32,10 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import tui_stream  # noqa: E402
-from tui_stream import END_MARK, Terminal, app_argv, app_env, ordinary_reply_tokens, streaming_reply  # noqa: E402
+import tui_stream
+from tui_stream import END_MARK, Terminal, app_argv, app_env, ordinary_reply_tokens, streaming_reply
 
-from tests.llm_server import LLMServer, RecordedRequest, Reply  # noqa: E402
+from tests.llm_server import LLMServer, RecordedRequest, Reply
 
 tui_stream.COLUMNS, tui_stream.ROWS = 160, 45
 MODELS = [f"bench-{n}" for n in range(1, 5)]

@@ -10,8 +10,8 @@ from typing import Any
 
 from tests.llm_server import LLMServer
 from visindigo.engine import Role
-from visindigo.tui.screens import compare_flow
 from visindigo.engine.compare import ModelChoice
+from visindigo.tui.screens import compare_flow
 from visindigo.tui.screens.main import MainScreen
 
 from .compare_host import (

@@ -346,3 +346,49 @@ async def test_a_provider_that_answers_one_at_a_time_makes_the_second_column_wai
         assert first.outcome == second.outcome == "finished"
         assert column_text(second).endswith("m-beta-word29 ")
         assert second.header.figures.state == "finished"
+
+
+async def test_alt_c_takes_the_composers_question_to_the_models_chosen_in_the_compare_picker(
+    llm_server: LLMServer,
+) -> None:
+    from visindigo.engine.compare.last_set import last_set, remember_set
+    from visindigo.tui.screens.compare_picker import ComparePickerScreen
+
+    from .helpers import type_text
+
+    replies = {model: (lambda m=model: streamed(m, count=3, delay=0.01)) for model in MODELS}
+    center = scripted_center(llm_server, replies)
+    remember_set(center, [ModelChoice("lab", "m-beta"), ModelChoice("lab", "m-delta")])
+    app = make_app(center)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = app.main_screen
+        assert main is not None
+        await type_text(pilot, "why not")
+        await pilot.press("alt+c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComparePickerScreen))
+        await pilot.press("enter")  # the last set is chosen already
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
+        screen = compare_screen(app)
+        assert [c.dialog.model_id for c in screen.order] == ["m-beta", "m-delta"]
+        await wait_until(pilot, lambda: all_done(screen))
+        assert all(c.dialog.message_at(0).content == "why not" for c in screen.columns)
+        assert main.composer.text == ""  # the question went to the models
+        await pilot.press("escape")  # leave without a pick: the first branch opens
+        await wait_until(pilot, lambda: app.screen is main)
+        assert main.dialog is screen.columns[0].dialog and main.center.picks() == []
+        assert last_set(center) == [ModelChoice("lab", "m-beta"), ModelChoice("lab", "m-delta")]
+        # with nothing typed and the cursor on an answer, the models answer it again; f2 offers compare too
+        main.pane.focus()  # the cursor goes to the last message, the answer
+        await pilot.pause()
+        assert main.pane.cursor is not None and main.pane.cursor.index == 1
+        await pilot.press("f2")
+        await pilot.pause()
+        await pilot.press("alt+c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComparePickerScreen))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen" and app.screen is not screen)
+        again = compare_screen(app)
+        await wait_until(pilot, lambda: all_done(again))
+        first = screen.columns[0].dialog
+        assert all(c.dialog.branch_from_id == first.id for c in again.columns)
+        assert all(c.dialog.message_count == 2 and c.dialog.message_at(0).content == "why not" for c in again.columns)

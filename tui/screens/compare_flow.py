@@ -92,15 +92,23 @@ async def compare(
     index: int | None = None,
     blind: bool | None = None,
     rng: random.Random | None = None,
-) -> CompareOutcome | None:
+) -> CompareOutcome:
     """Run a comparison from the main screen `main` (a `MainScreen`) and open what it ends with there."""
-    workbench: Workbench = main.workbench
-    center = workbench.center
+    center = main.workbench.center
     blind = blind_preference(center) if blind is None else blind
-    comparison = start(workbench, choices, question=question, index=index, blind=blind, rng=rng)
+    comparison = start(main.workbench, choices, question=question, index=index, blind=blind, rng=rng)
+    if question.strip():
+        main.composer.clear()  # the question is in the dialog now, as if sent
+    return await show(app, main, comparison, rng=rng)
+
+
+async def show(app: App[Any], main: Any, comparison: Comparison, *, rng: random.Random | None = None) -> CompareOutcome:
+    """The comparison screen over the main screen, until the user leaves it; then its pick (else its first
+    branch) is opened there."""
+    workbench: Workbench = main.workbench
     screen = CompareScreen(workbench, comparison, fps=main.stream_fps, rng=rng)
     outcome = await app.push_screen_wait(screen)
-    _blind[center] = screen.blind_mode
+    _blind[workbench.center] = screen.blind_mode
     target = outcome.winner or outcome.branches[0]
     workbench.refresh_tree(target.id)
     await main.open_dialog(target)
@@ -124,13 +132,10 @@ async def compare_from_main(main: Any, setup: CompareSetup | None = None) -> Com
     cursor = main.pane.cursor
     index = cursor.index if cursor is not None and not question.strip() else None
     try:
-        outcome = await compare(app, main, setup.choices, question=question, index=index, blind=setup.blind)
+        return await compare(app, main, setup.choices, question=question, index=index, blind=setup.blind)
     except Refused as refused:
         app.notify(str(refused), severity=refused.severity, markup=False)  # type: ignore[arg-type]
         return None
-    if question.strip():
-        main.composer.clear()
-    return outcome
 
 
 async def run_from_main(main: Any) -> None:

@@ -150,7 +150,7 @@ class CompareScreen(Screen[CompareOutcome]):
         self.activate(0)
         self.set_interval(1.0, self._refresh_chrome, name="compare-chrome")
         if self.start_runs:  # once every pane shows its branch (a pane drops news of a dialog it does not show yet)
-            self.call_after_refresh(self._start_runs)
+            self._start_runs()
 
     def _start_runs(self) -> None:
         for column in self.columns:  # in creation order: a provider that answers one at a time takes them so

@@ -130,6 +130,7 @@ class CompareScreen(Screen[CompareOutcome]):
         self.drawer = ReasoningDrawer(id="compare-drawer")
         self.tabs = CompareTabs(id="compare-tabs")
         self.hint = Static(Content(""), id="compare-hint")
+        self._hint_text = ""
         self._asking = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
@@ -149,7 +150,7 @@ class CompareScreen(Screen[CompareOutcome]):
         self._relabel()
         self.activate(0)
         self.set_interval(1.0, self._refresh_chrome, name="compare-chrome")
-        if self.start_runs:  # once every pane shows its branch (a pane drops news of a dialog it does not show yet)
+        if self.start_runs:  # the panes show their branches by now; the runs go on in the main screen's workers
             self._start_runs()
 
     def _start_runs(self) -> None:
@@ -193,7 +194,9 @@ class CompareScreen(Screen[CompareOutcome]):
             text = f"{running} of {len(self.columns)} answering · x cancels this column · esc cancels all"
         else:
             text = "1-4 or p picks the answer that continues · esc leaves and keeps every answer as a branch"
-        self.hint.update(Content(text))
+        if text != self._hint_text:  # Static.update lays the screen out again: only when the words change
+            self._hint_text = text
+            self.hint.update(Content(text))
 
     def _column_of(self, dialog_id: str) -> CompareColumn | None:
         return next((column for column in self.columns if column.dialog.id == dialog_id), None)

@@ -11,7 +11,7 @@ from textual.widgets import Static
 from tests.tui.test_compare_screens import a_family
 from visindigo.engine import Center
 from visindigo.themes import register_themes
-from visindigo.tui.branches import alternatives
+from visindigo.tui.workbench.branches import alternatives
 from visindigo.tui.screens.compare_views import choose_divergence, diff_point, show_diff, show_scores
 from visindigo.tui.screens.diff import DiffScreen
 from visindigo.tui.screens.divergences import DivergenceScreen, JumpTarget

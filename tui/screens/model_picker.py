@@ -336,7 +336,7 @@ COMPARE: PickedModel = ("", "compare")
 class ModelPickerScreen(ModelBrowser[PickedModel | None]):
     """Dismisses with (provider_id, model_id), `COMPARE` for "compare several models", or None when cancelled."""
 
-    KEYS_HINT = "tab switch · enter choose · alt+c compare several · ctrl+r list again · esc cancel"
+    KEYS_HINT = "tab switch · enter choose · alt+c compare · ctrl+r list again · esc cancel"
 
     BINDINGS = [Binding("alt+c", "compare", "Compare several models", priority=True)]
 

@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -244,18 +244,25 @@ class Comparison:
             not task.done() for task in self._tasks.values()
         )
 
-    async def run(self, *, approve: ApprovalCallback | None = None) -> AsyncIterator[ColumnEvent]:
-        """Run every column at once and yield their events as they come, until all runs are over.
+    async def run(
+        self, *, approve: ApprovalCallback | None = None, columns: Iterable[int] | None = None
+    ) -> AsyncIterator[ColumnEvent]:
+        """Run the columns at once and yield their events as they come, until all these runs are over.
 
-        A column that fails reports `RunFailed` and stops; the others go on. Closing the iterator (or cancelling
-        the task that iterates it) cancels the runs still going. `approve` is asked about tools that need
-        consent; its `ToolCallRequest.dialog_id` says which column asks.
+        `columns` says which (by number; to run a failed one again, say); by default those not run yet. A column
+        that fails reports `RunFailed` and stops; the others go on. Closing the iterator (or cancelling the task
+        that iterates it) cancels the runs still going. `approve` is asked about tools that need consent; its
+        `ToolCallRequest.dialog_id` says which column asks.
         """
         queue: asyncio.Queue[ColumnEvent | int] = asyncio.Queue()
-        for number, column in enumerate(self.columns):
-            if not column.dialog.is_running:
+        chosen = [n for n, c in enumerate(self.columns) if c.status == "ready"] if columns is None else list(columns)
+        started = 0
+        for number in chosen:
+            column = self.columns[number]
+            if not column.dialog.is_running and not self.running_column(number):
                 self._tasks[number] = asyncio.ensure_future(self._drive(number, column, approve, queue))
-        remaining = len(self._tasks)
+                started += 1
+        remaining = started
         try:
             while remaining:
                 item = await queue.get()
@@ -265,7 +272,7 @@ class Comparison:
                     yield item
         finally:
             self.cancel_all()
-            tasks = list(self._tasks.values())
+            tasks = [task for task in self._tasks.values() if not task.done()]
             if tasks:
                 with contextlib.suppress(BaseException):
                     await asyncio.wait(tasks, timeout=10.0)
@@ -290,6 +297,11 @@ class Comparison:
             queue.put_nowait(ColumnEvent(number, dialog.id, RunFailed(text)))
         finally:
             queue.put_nowait(number)
+
+    def running_column(self, column: int) -> bool:
+        """Whether `run` is running that column now."""
+        task = self._tasks.get(column)
+        return task is not None and not task.done()
 
     def cancel(self, column: int) -> bool:
         """Stop one column's run (started by `run`); False when it was not running."""

@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..branching import answer_cut
+from ..branching import answer_cut, keep_answering_model
 from ..events import (
     Event,
     RunCancelled,
@@ -214,7 +214,10 @@ class Comparison:
     ) -> Comparison:
         """Answer again at message `index` (None: the last answer), cut where regenerate cuts
         (`engine.branching.answer_cut`); the old answer stays in `dialog` as one more alternative."""
-        return cls(center, dialog, choices, cut=answer_cut(dialog, index), blind=blind, rng=rng)
+        cut = answer_cut(dialog, index)
+        comparison = cls(center, dialog, choices, cut=cut, blind=blind, rng=rng)
+        keep_answering_model(dialog, cut)
+        return comparison
 
     # --- labels -----------------------------------------------------------------------------------------------
 

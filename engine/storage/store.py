@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
-from ..center import DialogSummary, SearchHit
 from ..dialog import Dialog
+from ..lookup import DialogHost, DialogSummary, SearchHit
 from ..message import Message, Role
 from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
 from ..sanitize import clean_line
@@ -33,7 +33,6 @@ from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet,
 from .tracker import DialogTracker
 
 if TYPE_CHECKING:
-    from ..center import Center
     from ..compare.picks import Pick
 
 log = logging.getLogger(__name__)
@@ -294,7 +293,7 @@ class Store:
         if tracker is not None:
             tracker.detach(flush=False)
 
-    def load_dialog(self, dialog_id: str, center: Center | None = None) -> Dialog | None:
+    def load_dialog(self, dialog_id: str, center: DialogHost | None = None) -> Dialog | None:
         """The stored dialog, tracked from now on; None when there is none of that id."""
         document = self.load_document(dialog_id)
         if document is None:

@@ -11,11 +11,11 @@ from textual.widgets import Static
 from tests.tui.test_compare_screens import a_family
 from visindigo.engine import Center
 from visindigo.themes import register_themes
-from visindigo.tui.branches import alternatives
 from visindigo.tui.screens.compare_views import choose_divergence, diff_point, show_diff, show_scores
 from visindigo.tui.screens.diff import DiffScreen
 from visindigo.tui.screens.divergences import DivergenceScreen, JumpTarget
 from visindigo.tui.screens.scores import ScoresScreen
+from visindigo.tui.workbench.branches import alternatives
 
 from .screens_host import screen_text
 

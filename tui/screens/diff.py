@@ -37,7 +37,7 @@ class DiffChoice:
 
 
 def diff_choices(dialogs: Sequence[Dialog], index: int) -> list[DiffChoice]:
-    """The message at `index` of each dialog (the alternatives there, as `tui.branches.alternatives` lists
+    """The message at `index` of each dialog (the alternatives there, as `tui.workbench.branches.alternatives` lists
     them), labelled with the model that wrote it, or "you" for an edited question."""
     choices = []
     for number, dialog in enumerate(dialogs, start=1):

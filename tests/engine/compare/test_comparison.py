@@ -25,7 +25,7 @@ from visindigo.engine import (
     WaitingForProvider,
 )
 from visindigo.engine.compare import ColumnEvent, CompareError, Comparison, ModelChoice
-from visindigo.tui.branches import alternatives
+from visindigo.tui.workbench.branches import alternatives
 
 
 @pytest.fixture

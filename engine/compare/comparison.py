@@ -43,7 +43,6 @@ from ..events import (
     WaitingForProvider,
 )
 from ..message import Message, Role
-from ..run_loop import ALREADY_RUNNING
 from ..sanitize import clean_line
 from .picks import Pick, PickedModel, comparison_tag
 
@@ -108,6 +107,8 @@ class Column:
         elif isinstance(event, StreamBegan):
             self.status, self.waiting_for = "running", ""
         elif isinstance(event, RunFailed):
+            from ..run_loop import ALREADY_RUNNING  # loaded by then: a run emitted this
+
             if event.message != ALREADY_RUNNING:  # a refused second run says nothing about this one
                 self.status, self.error = "failed", event.message
         elif isinstance(event, RunFinished):

@@ -237,7 +237,7 @@ class Comparison:
         return self.model_label(column) if self.revealed else BLIND_LABELS[column]
 
     def reveal(self) -> None:
-        """Show the models without picking (the user left the comparison)."""
+        """Show the models without picking (the user left, or asked to see them): a pick after it is not blind."""
         self.revealed = True
 
     # --- running ----------------------------------------------------------------------------------------------
@@ -341,7 +341,7 @@ class Comparison:
             winner=_picked(winner, self.cut),
             losers=tuple(_picked(c, self.cut) for c in answered if c is not winner),
             created_at=time.time(),
-            blind=self.blind,
+            blind=self.blind and not self.revealed,  # shown before the pick (`reveal`): not a blind pick
             tag=comparison_tag(self.question_dialog, self.cut),
         )
         pick = self.center.record_pick(pick)

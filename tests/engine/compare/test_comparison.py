@@ -397,3 +397,13 @@ async def test_running_again_runs_only_what_is_asked_for(llm_server: LLMServer) 
     assert [c.status for c in comparison.columns] == ["finished", "finished"]
     assert comparison.columns[1].dialog.last_message.content == "second try"
     assert [m.content for m in comparison.columns[0].dialog.messages] == ["q", "fine"]
+
+
+async def test_a_pick_after_the_models_were_shown_is_not_blind(llm_server: LLMServer) -> None:
+    llm_server.responder = lambda _request: openai_stream(["same"])
+    center = local_center(llm_server)
+    comparison = Comparison.ask(center, asked(center), QWEN_LLAMA, "q", blind=True, rng=random.Random(1))
+    await collect(comparison)
+    comparison.reveal()
+    assert comparison.label(0) == comparison.columns[0].choice.model_id
+    assert comparison.pick(0).blind is False

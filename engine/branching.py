@@ -47,6 +47,17 @@ def answer_cut(dialog: Dialog, index: int | None = None) -> int:
     return count
 
 
+def keep_answering_model(dialog: Dialog, cut: int) -> None:
+    """After branching `dialog` at `cut` to answer again: a model chosen (f2) just before is the branch's, and
+    the dialog keeps the one that gave the answer being replaced, so the tree can say which branch has which."""
+    if cut >= dialog.message_count:
+        return
+    replaced = dialog.message_at(cut)
+    answered_by = str(replaced.meta.get("model_id") or "") if replaced.role is Role.ASSISTANT else ""
+    if answered_by and dialog.model_id and answered_by != dialog.model_id:
+        dialog.model_id = answered_by
+
+
 def message_key(message: Message) -> tuple[object, ...]:
     """What makes two messages the same one for branching: role, text, tool calls, call id and name."""
     return (message.role, message.content, message.tool_calls, message.tool_call_id, message.name)

@@ -29,11 +29,11 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..branching import answer_cut
+from ..branching import answer_cut, keep_answering_model
 from ..events import (
     Event,
     RunCancelled,
@@ -43,7 +43,6 @@ from ..events import (
     WaitingForProvider,
 )
 from ..message import Message, Role
-from ..run_loop import ALREADY_RUNNING
 from ..sanitize import clean_line
 from .picks import Pick, PickedModel, comparison_tag
 
@@ -108,6 +107,8 @@ class Column:
         elif isinstance(event, StreamBegan):
             self.status, self.waiting_for = "running", ""
         elif isinstance(event, RunFailed):
+            from ..run_loop import ALREADY_RUNNING  # loaded by then: a run emitted this
+
             if event.message != ALREADY_RUNNING:  # a refused second run says nothing about this one
                 self.status, self.error = "failed", event.message
         elif isinstance(event, RunFinished):
@@ -214,7 +215,10 @@ class Comparison:
     ) -> Comparison:
         """Answer again at message `index` (None: the last answer), cut where regenerate cuts
         (`engine.branching.answer_cut`); the old answer stays in `dialog` as one more alternative."""
-        return cls(center, dialog, choices, cut=answer_cut(dialog, index), blind=blind, rng=rng)
+        cut = answer_cut(dialog, index)
+        comparison = cls(center, dialog, choices, cut=cut, blind=blind, rng=rng)
+        keep_answering_model(dialog, cut)
+        return comparison
 
     # --- labels -----------------------------------------------------------------------------------------------
 
@@ -233,7 +237,7 @@ class Comparison:
         return self.model_label(column) if self.revealed else BLIND_LABELS[column]
 
     def reveal(self) -> None:
-        """Show the models without picking (the user left the comparison)."""
+        """Show the models without picking (the user left, or asked to see them): a pick after it is not blind."""
         self.revealed = True
 
     # --- running ----------------------------------------------------------------------------------------------
@@ -244,18 +248,25 @@ class Comparison:
             not task.done() for task in self._tasks.values()
         )
 
-    async def run(self, *, approve: ApprovalCallback | None = None) -> AsyncIterator[ColumnEvent]:
-        """Run every column at once and yield their events as they come, until all runs are over.
+    async def run(
+        self, *, approve: ApprovalCallback | None = None, columns: Iterable[int] | None = None
+    ) -> AsyncIterator[ColumnEvent]:
+        """Run the columns at once and yield their events as they come, until all these runs are over.
 
-        A column that fails reports `RunFailed` and stops; the others go on. Closing the iterator (or cancelling
-        the task that iterates it) cancels the runs still going. `approve` is asked about tools that need
-        consent; its `ToolCallRequest.dialog_id` says which column asks.
+        `columns` says which (by number; to run a failed one again, say); by default those not run yet. A column
+        that fails reports `RunFailed` and stops; the others go on. Closing the iterator (or cancelling the task
+        that iterates it) cancels the runs still going. `approve` is asked about tools that need consent; its
+        `ToolCallRequest.dialog_id` says which column asks.
         """
         queue: asyncio.Queue[ColumnEvent | int] = asyncio.Queue()
-        for number, column in enumerate(self.columns):
-            if not column.dialog.is_running:
+        chosen = [n for n, c in enumerate(self.columns) if c.status == "ready"] if columns is None else list(columns)
+        started = 0
+        for number in chosen:
+            column = self.columns[number]
+            if not column.dialog.is_running and not self.running_column(number):
                 self._tasks[number] = asyncio.ensure_future(self._drive(number, column, approve, queue))
-        remaining = len(self._tasks)
+                started += 1
+        remaining = started
         try:
             while remaining:
                 item = await queue.get()
@@ -265,7 +276,7 @@ class Comparison:
                     yield item
         finally:
             self.cancel_all()
-            tasks = list(self._tasks.values())
+            tasks = [task for task in self._tasks.values() if not task.done()]
             if tasks:
                 with contextlib.suppress(BaseException):
                     await asyncio.wait(tasks, timeout=10.0)
@@ -290,6 +301,11 @@ class Comparison:
             queue.put_nowait(ColumnEvent(number, dialog.id, RunFailed(text)))
         finally:
             queue.put_nowait(number)
+
+    def running_column(self, column: int) -> bool:
+        """Whether `run` is running that column now."""
+        task = self._tasks.get(column)
+        return task is not None and not task.done()
 
     def cancel(self, column: int) -> bool:
         """Stop one column's run (started by `run`); False when it was not running."""
@@ -325,7 +341,7 @@ class Comparison:
             winner=_picked(winner, self.cut),
             losers=tuple(_picked(c, self.cut) for c in answered if c is not winner),
             created_at=time.time(),
-            blind=self.blind,
+            blind=self.blind and not self.revealed,  # shown before the pick (`reveal`): not a blind pick
             tag=comparison_tag(self.question_dialog, self.cut),
         )
         pick = self.center.record_pick(pick)

@@ -150,6 +150,6 @@ def first_words(message: Message, words: int = FIRST_WORDS) -> str:
             name = function.get("name", "?") if isinstance(function, dict) else "?"
             return clean_line(f"(tool call {name})", 80)
         return "(reasoning only)" if message.reasoning else "(empty)"
-    parts = clean_line(text, 2000).split()
+    parts = [part for part in clean_line(text, 2000).split() if part.strip("#>*-`")]  # no bare Markdown marks
     shown = " ".join(parts[:words])
     return shown + (" …" if len(parts) > words else "")

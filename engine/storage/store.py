@@ -27,7 +27,6 @@ from . import rows
 from .database import CHECK_AT_OPEN_BYTES, open_database, open_read_only, rebuild_damaged
 from .errors import StoreError
 from .lock import DataDirLock
-from .picks import insert_pick, read_picks
 from .salvage import integrity_problem, is_damage
 from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet, query_terms, split_marks
 from .tracker import DialogTracker
@@ -522,12 +521,16 @@ class Store:
     @survives_damage()
     def record_pick(self, pick: Pick) -> int:
         """Write a comparison's pick (`engine.storage.picks`); returns its row id."""
+        from .picks import insert_pick  # the compare package loads when a comparison needs it, not at start
+
         with self._transaction() as conn:
             return insert_pick(conn, pick)
 
     @survives_damage()
     def picks(self) -> list[Pick]:
         """Every pick, oldest first; none in a store older than the picks table."""
+        from .picks import read_picks
+
         with self._mutex:
             return read_picks(self._conn)
 

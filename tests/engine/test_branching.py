@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from visindigo.engine import Center, Dialog, Message, Role
-from visindigo.engine.branching import answer_cut, common_prefix, same_message
+from visindigo.engine.branching import answer_cut, common_prefix, keep_answering_model, same_message
 
 
 def mixed(center: Center) -> Dialog:
@@ -37,3 +37,14 @@ def test_common_prefix_and_same_message() -> None:
     assert common_prefix(a, b) == 1 and common_prefix(a, a) == 2 and common_prefix([], a) == 0
     assert same_message(a[0], Message(Role.USER, "q", meta={"ignored": True}))
     assert not same_message(a[0], Message(Role.PROMPT, "q"))
+
+
+def test_the_dialog_keeps_the_model_that_gave_the_answer_being_replaced() -> None:
+    dialog = Center().create_dialog()
+    dialog.append_message(Role.USER, "q")
+    dialog.append_message(Message(Role.ASSISTANT, "a", meta={"model_id": "qwen"}))
+    dialog.model_id = "llama"  # chosen with f2 just before answering again
+    keep_answering_model(dialog, 1)
+    assert dialog.model_id == "qwen"
+    keep_answering_model(dialog, 2)  # nothing replaced there: nothing changes
+    assert dialog.model_id == "qwen"

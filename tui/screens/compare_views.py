@@ -7,13 +7,14 @@ what it works on, so the main screen needs one line per action. The screens are 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
 from visindigo.engine import Center, Dialog
 
-from .divergences import JumpTarget
+if TYPE_CHECKING:
+    from .divergences import JumpTarget
 
 
 def diff_point(alternatives: Mapping[int, Sequence[Dialog]], cursor_index: int | None) -> int | None:

@@ -23,8 +23,8 @@ from ..clipboard import file_stem, save_text
 from ._common import ModalFrame, safe, sanitize
 
 NOTHING_YET = (
-    "No comparisons yet. Compare models on a question (ctrl+p, “Compare”), pick the best answer, "
-    "and the scores appear here."
+    "No comparisons yet. Compare models on a question (alt+c, or “Compare models” in the command palette), "
+    "pick the best answer, and the scores appear here."
 )
 
 
@@ -55,7 +55,7 @@ class ScoresScreen(ModalFrame[None]):
         text-style: bold;
     }
     ScoresScreen #summary {
-        height: 1;
+        height: auto;
     }
     ScoresScreen DataTable {
         height: 1fr;

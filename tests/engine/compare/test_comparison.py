@@ -380,3 +380,30 @@ async def test_after_a_new_question_the_answers_are_each_others_alternatives_in_
             3: [branches[0].id, branches[1].id]
         }
     assert alternatives(dialog, family) == {}  # the dialog asked in holds the question and no answer: no choice
+
+
+async def test_running_again_runs_only_what_is_asked_for(llm_server: LLMServer) -> None:
+    replies = iter([error_reply(401, "not yet"), openai_stream(["second try"])])
+    llm_server.responder = lambda request: (
+        openai_stream(["fine"]) if request.json["model"] == "qwen" else next(replies)
+    )
+    center = local_center(llm_server)
+    comparison = Comparison.ask(center, asked(center), QWEN_LLAMA, "q")
+    await collect(comparison)
+    assert [c.status for c in comparison.columns] == ["finished", "failed"]
+    assert await collect(comparison) == []  # nothing is left to run: no second answer anywhere
+    again = [update async for update in comparison.run(columns=[1])]
+    assert {update.column for update in again} == {1}
+    assert [c.status for c in comparison.columns] == ["finished", "finished"]
+    assert comparison.columns[1].dialog.last_message.content == "second try"
+    assert [m.content for m in comparison.columns[0].dialog.messages] == ["q", "fine"]
+
+
+async def test_a_pick_after_the_models_were_shown_is_not_blind(llm_server: LLMServer) -> None:
+    llm_server.responder = lambda _request: openai_stream(["same"])
+    center = local_center(llm_server)
+    comparison = Comparison.ask(center, asked(center), QWEN_LLAMA, "q", blind=True, rng=random.Random(1))
+    await collect(comparison)
+    comparison.reveal()
+    assert comparison.label(0) == comparison.columns[0].choice.model_id
+    assert comparison.pick(0).blind is False

@@ -104,3 +104,9 @@ def test_first_words_of_odd_messages() -> None:
     calls = '[{"id":"c1","type":"function","function":{"name":"get_time","arguments":"{}"}}]'
     assert first_words(Message(Role.ASSISTANT, "", tool_calls=calls)) == "(tool call get_time)"
     assert first_words(Message(Role.ASSISTANT, "", reasoning="hmm")) == "(reasoning only)"
+
+
+def test_first_words_skip_bare_markdown_marks() -> None:
+    assert first_words(Message(Role.ASSISTANT, "## Kyoto right now\n\n- **Temp:** 13 °C\n> quoted"), 5) == (
+        "Kyoto right now **Temp:** 13 …"
+    )

@@ -229,6 +229,8 @@ async def test_a_failing_column_shows_its_failure_while_the_others_finish(llm_se
         notice = beta.pane.query("Notice").first()
         assert "overloaded" in str(notice.render())
         assert column_text(alpha).endswith("m-alpha-word9 ") and column_text(gamma).endswith("m-gamma-word9 ")
+        # the column says it; the main screen behind does not add "a run in another dialog failed"
+        assert not any("another dialog" in notification.message for notification in app._notifications)
         await pilot.press("2")  # a failed column cannot be picked
         await pilot.pause()
         assert app.screen is screen and screen.picked is None

@@ -31,6 +31,14 @@ if TYPE_CHECKING:
 _blind: weakref.WeakKeyDictionary[Center, bool] = weakref.WeakKeyDictionary()
 
 
+def in_comparison(app: App[Any], dialog_id: str) -> bool:
+    """Whether an open comparison screen has a column on this dialog (it shows that column's failure itself)."""
+    return any(
+        isinstance(screen, CompareScreen) and any(column.dialog.id == dialog_id for column in screen.columns)
+        for screen in app.screen_stack
+    )
+
+
 def blind_preference(center: Center) -> bool:
     return _blind.get(center, False)
 

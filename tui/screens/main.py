@@ -179,7 +179,8 @@ class MainScreen(Screen[None]):
     def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
         self.refresh_bindings()  # "esc Cancel" in the footer while the shown dialog runs
-        if isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id != self.dialog.id:
+        if (isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id != self.dialog.id
+                and not compare_flow.in_comparison(self.app, event.dialog_id)):  # a column shows its own failure
             self.notify(f"A run in another dialog failed: {event.error}", severity="error", markup=False)
 
     @on(MessagePane.CursorMoved)

@@ -27,6 +27,11 @@ def streamed(model: str, *, count: int = 12, delay: float = 0.05, usage: tuple[i
     return openai_stream(words(model, count), usage=usage, delay_between=delay)
 
 
+def every_model(*, count: int = 12, delay: float = 0.05) -> dict[str, Callable[[], Reply]]:
+    """Replies for `scripted_center`: every model streams its own `words`."""
+    return {model: (lambda model=model: streamed(model, count=count, delay=delay)) for model in MODELS}
+
+
 def failing(message: str = "the model is overloaded") -> Reply:
     return error_reply(400, message)
 

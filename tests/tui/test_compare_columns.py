@@ -8,28 +8,40 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.pilot import Pilot
+
 from tests.llm_server import LLMServer
 from visindigo.engine import Role
 from visindigo.engine.compare import ModelChoice
 from visindigo.tui.screens import compare_flow
+from visindigo.tui.screens.compare import CompareScreen
 from visindigo.tui.screens.main import MainScreen
 
 from .compare_host import (
     MODELS,
     column_text,
     compare_screen,
+    every_model,
     failing,
     make_app,
     scripted_center,
     streamed,
     wait_until,
 )
+from .helpers import main_screen
 
 
 def all_done(columns: Any) -> bool:
     """Every column's run has started and ended (runs start once the comparison is on screen)."""
     columns = getattr(columns, "columns", columns)
     return all(column.outcome for column in columns)
+
+
+async def comparing(pilot: Pilot[Any], main: MainScreen, count: int, **kwargs: Any) -> CompareScreen:
+    """Start a comparison of the first `count` models and return its screen once it is up."""
+    start(main, count, **kwargs)
+    await wait_until(pilot, lambda: type(main.app.screen).__name__ == "CompareScreen")
+    return compare_screen(main.app)
 
 
 def start(main: MainScreen, count: int, **kwargs: Any) -> None:
@@ -40,14 +52,11 @@ def start(main: MainScreen, count: int, **kwargs: Any) -> None:
 async def test_a_question_streams_into_every_column_and_the_pick_opens_on_the_main_screen(
     llm_server: LLMServer,
 ) -> None:
-    replies = {model: (lambda m=model: streamed(m, count=30, delay=0.05)) for model in MODELS}
+    replies = every_model(count=30, delay=0.05)
     app = make_app(scripted_center(llm_server, replies))
     async with app.run_test(size=(160, 45)) as pilot:
-        main = app.main_screen
-        assert main is not None
-        start(main, 3, question="Which is best?")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
-        screen = compare_screen(app)
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 3, question="Which is best?")
         columns = screen.order
         assert [c.model for c in columns] == ["m-alpha", "m-beta", "m-gamma"]
         # mid-stream: every column streams its own model's answer at the same time
@@ -96,14 +105,11 @@ async def test_blind_columns_hide_the_models_in_a_random_order_until_the_pick_re
 ) -> None:
     import random
 
-    replies = {model: (lambda m=model: streamed(m, count=6, delay=0.02)) for model in MODELS}
+    replies = every_model(count=6, delay=0.02)
     app = make_app(scripted_center(llm_server, replies))
     async with app.run_test(size=(160, 45)) as pilot:
-        main = app.main_screen
-        assert main is not None
-        start(main, 4, question="Blind?", blind=True, rng=random.Random(7))
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
-        screen = compare_screen(app)
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 4, question="Blind?", blind=True, rng=random.Random(7))
         shuffled = [column.dialog.model_id for column in screen.order]
         assert sorted(shuffled) == sorted(MODELS) and shuffled != MODELS  # this seed moves them
         await wait_until(pilot, lambda: all_done(screen.columns))
@@ -136,14 +142,11 @@ async def test_blind_columns_hide_the_models_in_a_random_order_until_the_pick_re
 async def test_revealing_before_the_pick_makes_it_not_blind_and_blind_mode_is_kept_for_the_next(
     llm_server: LLMServer,
 ) -> None:
-    replies = {model: (lambda m=model: streamed(m, count=3, delay=0.01)) for model in MODELS}
+    replies = every_model(count=3, delay=0.01)
     app = make_app(scripted_center(llm_server, replies))
     async with app.run_test(size=(160, 45)) as pilot:
-        main = app.main_screen
-        assert main is not None
-        start(main, 2, question="Peek?", blind=True)
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
-        screen = compare_screen(app)
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 2, question="Peek?", blind=True)
         await wait_until(pilot, lambda: all_done(screen.columns))
         await pilot.press("b")  # reveal
         assert [c.label for c in screen.order] == ["1", "2"]
@@ -159,9 +162,7 @@ async def test_revealing_before_the_pick_makes_it_not_blind_and_blind_mode_is_ke
         # blind mode was on when the user left: the next comparison starts blind
         await pilot.press("ctrl+n")
         await pilot.pause()
-        start(main, 2, question="Again?")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
-        again = compare_screen(app)
+        again = await comparing(pilot, main, 2, question="Again?")
         assert again is not screen and again.blind and again.comparison.blind
 
 
@@ -174,11 +175,8 @@ async def test_below_120_columns_the_columns_are_tabs_and_tab_cycles_them_at_80x
     replies = {model: (lambda m=model: thinking(m)) for model in MODELS}
     app = make_app(scripted_center(llm_server, replies))
     async with app.run_test(size=(80, 24)) as pilot:
-        main = app.main_screen
-        assert main is not None
-        start(main, 3, question="Tabs?")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
-        screen = compare_screen(app)
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 3, question="Tabs?")
         await wait_until(pilot, lambda: all_done(screen.columns))
         await pilot.pause()
         assert screen.has_class("-tabs") and screen.tabs.display
@@ -216,11 +214,8 @@ async def test_a_failing_column_shows_its_failure_while_the_others_finish(llm_se
     }
     app = make_app(scripted_center(llm_server, replies))
     async with app.run_test(size=(160, 45)) as pilot:
-        main = app.main_screen
-        assert main is not None
-        start(main, 3, question="Fail one?")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
-        screen = compare_screen(app)
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 3, question="Fail one?")
         alpha, beta, gamma = screen.order
         await wait_until(pilot, lambda: all_done(screen.columns))
         await pilot.pause()
@@ -242,14 +237,11 @@ async def test_a_failing_column_shows_its_failure_while_the_others_finish(llm_se
 async def test_x_cancels_the_focused_column_esc_cancels_all_and_leaving_keeps_every_branch(
     llm_server: LLMServer,
 ) -> None:
-    replies = {model: (lambda m=model: streamed(m, count=200, delay=0.05)) for model in MODELS}
+    replies = every_model(count=200, delay=0.05)
     app = make_app(scripted_center(llm_server, replies))
     async with app.run_test(size=(160, 45)) as pilot:
-        main = app.main_screen
-        assert main is not None
-        start(main, 3, question="Cancel?")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
-        screen = compare_screen(app)
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 3, question="Cancel?")
         first, second, third = screen.order
         await wait_until(pilot, lambda: all("word2" in column_text(c) for c in screen.columns))
         await pilot.press("tab")  # the second column
@@ -292,8 +284,7 @@ async def test_each_column_asks_for_its_own_tool_calls_one_at_a_time(llm_server:
     center.add_function(tool)
     app = make_app(center)
     async with app.run_test(size=(160, 45)) as pilot:
-        main = app.main_screen
-        assert main is not None
+        main = main_screen(app)
         start(main, 2, question="Wipe?")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         screen = main.app.screen_stack[-2]
@@ -330,14 +321,11 @@ def compare_screen_of(screen: Any) -> list[Any]:
 async def test_a_provider_that_answers_one_at_a_time_makes_the_second_column_wait_its_turn(
     llm_server: LLMServer,
 ) -> None:
-    replies = {model: (lambda m=model: streamed(m, count=30, delay=0.05)) for model in MODELS}
+    replies = every_model(count=30, delay=0.05)
     app = make_app(scripted_center(llm_server, replies, max_concurrent_runs=1))
     async with app.run_test(size=(160, 45)) as pilot:
-        main = app.main_screen
-        assert main is not None
-        start(main, 2, question="One at a time?")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
-        screen = compare_screen(app)
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 2, question="One at a time?")
         first, second = screen.order
         await wait_until(pilot, lambda: "word3" in column_text(first))
         await wait_until(pilot, lambda: second.header.figures.state == "waiting", timeout=2)
@@ -358,13 +346,12 @@ async def test_alt_c_takes_the_composers_question_to_the_models_chosen_in_the_co
 
     from .helpers import type_text
 
-    replies = {model: (lambda m=model: streamed(m, count=3, delay=0.01)) for model in MODELS}
+    replies = every_model(count=3, delay=0.01)
     center = scripted_center(llm_server, replies)
     remember_set(center, [ModelChoice("lab", "m-beta"), ModelChoice("lab", "m-delta")])
     app = make_app(center)
     async with app.run_test(size=(120, 40)) as pilot:
-        main = app.main_screen
-        assert main is not None
+        main = main_screen(app)
         await type_text(pilot, "why not")
         await pilot.press("alt+c")
         await wait_until(pilot, lambda: isinstance(app.screen, ComparePickerScreen))

@@ -150,8 +150,10 @@ class CompareScreen(Screen[CompareOutcome]):
         self._relabel()
         self.activate(0)
         self.set_interval(1.0, self._refresh_chrome, name="compare-chrome")
-        if self.start_runs:  # the panes show their branches by now; the runs go on in the main screen's workers
-            self._start_runs()
+        if self.start_runs:
+            # After the screen's first refresh: a stream that opens in a pane before then finds its new view's
+            # Markdown not mounted yet (seen on a second comparison; the app stopped on NoMatches).
+            self.call_after_refresh(self._start_runs)
 
     def _start_runs(self) -> None:
         for column in self.columns:  # in creation order: a provider that answers one at a time takes them so

@@ -282,7 +282,11 @@ class MessageView(Widget):
         except NoMatches:  # not composed yet: on_mount will do it
             return
         status = self._status_text()
-        meta.query_one(".status", Static).update(Content(status))
+        shown = meta.query(".status")
+        if not shown:  # the meta line's own children are not mounted yet (it can lag the view's mount): once they are
+            self.call_after_refresh(self._refresh_meta)
+            return
+        shown.first(Static).update(Content(status))
         existing = meta.query(AlternativeSwitch)
         if self._alternatives is None:
             existing.remove()

@@ -1,0 +1,324 @@
+"""The real app in a pseudo-terminal, reply after reply and on a long dialog (issue 14's table, with tui_stream).
+
+The machinery (the pty, the loopback server, the home with 500 stored dialogs and one of 2,000 messages) is
+bench/tui_stream.py's; `python bench/tui_stream.py` runs these with the rest and prints the whole table.
+
+  first reply   Enter → first token on screen for the first reply after start, and for three later ones in the
+                same app (each in a new dialog, ctrl+n). Target: first ≤ 1.5× the median later one.
+  final render  1,000 tokens at 500 tokens/s ending in a code block: the last token on screen → the code block
+                coloured (the final render, replayed in a terminal emulator). Target ≤ 100 ms.
+  memory        100 replies of 500 tokens (at 2,000 tokens/s) in one dialog: the app's RSS after each. Target:
+                < 120 MB, flat after the first screenful.
+  long dialog   the 2,000-message dialog: Enter in the tree → its last message painted (target < 250 ms), then
+                Home in the message list until message 1 is on screen: presses, seconds, RSS (target < 1 s,
+                < 150 MB, one press).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tui_stream import (
+    COLUMNS,
+    END_MARK,
+    ROWS,
+    Row,
+    Terminal,
+    _tokens,
+    code_block,
+    ordinary_reply_tokens,
+    ready_terminal,
+    streaming_reply,
+)
+
+from tests.llm_server import LLMServer, RecordedRequest, Reply
+
+
+class EmulatedScreen:
+    """What the terminal shows, replayed in a terminal emulator (pyte) as the output arrives.
+
+    The output stage writes only the cells that change, so a word can be on screen without ever being written
+    whole (`Message 0:` where `Message 1:` was needs two cells); waiting for text therefore reads the
+    emulated screen, not the bytes.
+    """
+
+    def __init__(self, terminal: Terminal) -> None:
+        import pyte
+
+        self.terminal = terminal
+        self.screen = pyte.Screen(COLUMNS, ROWS)
+        self.stream = pyte.ByteStream(self.screen)
+        self.fed = 0
+
+    def _new_chunks(self) -> list[tuple[float, bytes]]:
+        with self.terminal._lock:
+            chunks = self.terminal.chunks[self.fed :]
+        self.fed += len(chunks)
+        return chunks
+
+    def text(self) -> str:
+        for _when, data in self._new_chunks():
+            self.stream.feed(data)
+        return "\n".join(self.screen.display)
+
+    def wait_for(self, needle: str, timeout: float, after: float = 0.0) -> float:
+        """When `needle` was first on the emulated screen in output written after `after`; raises on timeout."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            for when, data in self._new_chunks():
+                self.stream.feed(data)
+                if when >= after and needle in "\n".join(self.screen.display):
+                    return when
+            time.sleep(0.005)
+        shown = "\n".join(self.screen.display)
+        raise TimeoutError(f"{needle!r} was not on screen within {timeout:.0f} s; the screen showed:\n{shown}")
+
+
+def rss_mb(terminal: Terminal) -> float:
+    for line in Path(f"/proc/{terminal.process.pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+# --- the first reply ---------------------------------------------------------------------------------------------
+
+#: The first word of each reply: no two share a letter at the same place, so the output stage (which writes only
+#: the cells that changed) writes each one whole.
+FIRST_WORDS = ("Alphawords", "Bravotimes", "Charliexyz", "Deltaquick")
+
+
+def measure_first_reply(server: LLMServer, home: Path, fps: float | None, runs: int) -> list[Row]:
+    firsts: list[float] = []
+    laters: list[float] = []
+    ratios: list[float] = []
+    for _ in range(runs):
+        terminal = ready_terminal(home, fps)
+        screen = EmulatedScreen(terminal)
+        try:
+            times = []
+            for word in FIRST_WORDS:
+                tokens = [f"{word} ", *ordinary_reply_tokens(200)]
+                server.responder = lambda request, tokens=tokens: streaming_reply(tokens, 2000)
+                terminal.quiet_after(time.perf_counter(), quiet=1.0)  # the app has resumed the last dialog
+                terminal.type(b"\x0e")  # ctrl+n: a new dialog, an empty pane
+                terminal.quiet_after(time.perf_counter(), quiet=0.5)
+                terminal.type(b"go")
+                terminal.quiet_after(time.perf_counter(), quiet=0.5)
+                pressed = time.perf_counter()
+                terminal.type(b"\r")
+                times.append(screen.wait_for(word, timeout=30, after=pressed) - pressed)
+                terminal.wait_for(END_MARK, timeout=30, after=pressed)
+                terminal.quiet_after(time.perf_counter(), quiet=1.0)
+        finally:
+            terminal.close()
+            server.responder = None
+        firsts.append(times[0])
+        laters.extend(times[1:])
+        ratios.append(times[0] / statistics.median(times[1:]))
+    later = statistics.median(laters)
+    print(f"first reply after start (Enter → first token on screen; {runs} starts, 3 later replies each)")
+    print(f"  first reply  : {statistics.median(firsts) * 1000:6.0f} ms   (runs {_ms(firsts)})")
+    print(f"  later replies: {later * 1000:6.0f} ms   (replies {_ms(laters)})")
+    print(f"  ratio        : {statistics.median(firsts) / later:6.2f}   (target <= 1.5; per start "
+          f"{min(ratios):.2f}–{max(ratios):.2f})")
+    return [
+        Row("first reply: Enter → first token on screen", [t * 1000 for t in firsts], "ms", "≤ 1.5× a later reply",
+            floor=later * 1000),
+        Row("a later reply: Enter → first token on screen", [t * 1000 for t in laters], "ms", "(the floor)"),
+    ]
+
+
+def _ms(seconds: list[float]) -> str:
+    return f"{min(seconds) * 1000:.0f}–{max(seconds) * 1000:.0f} ms"
+
+
+# --- the final render --------------------------------------------------------------------------------------------
+
+CODE_PROBE = "return value"
+
+
+def final_render_tokens() -> list[str]:
+    """An ordinary reply whose last block is a code block, so the final render (its colours) is on screen."""
+    return [*ordinary_reply_tokens(1000)[:-1], *_tokens("\n\n" + code_block(99) + f"\n\n{END_MARK}\n")]
+
+
+def coloured_at(terminal: Terminal, after: float) -> float | None:
+    """When the terminal first showed the code block's last line coloured (the keyword `return` in another colour
+    than the name after it), replaying the output in a terminal emulator from `after` on."""
+    import pyte
+
+    screen = pyte.Screen(COLUMNS, ROWS)
+    stream = pyte.ByteStream(screen)
+    with terminal._lock:
+        chunks = list(terminal.chunks)
+    for when, data in chunks:
+        stream.feed(data)
+        if when < after:
+            continue
+        for y in range(ROWS):
+            row = screen.buffer[y]
+            text = "".join(row[x].data for x in range(COLUMNS))
+            column = text.find(CODE_PROBE)
+            if column >= 0 and row[column].fg != row[column + len("return ")].fg:
+                return when
+    return None
+
+
+def measure_final_render(server: LLMServer, home: Path, fps: float | None, runs: int) -> list[Row]:
+    tokens = final_render_tokens()
+    gaps = []
+    for _ in range(runs):
+        server.responder = lambda request: streaming_reply(tokens, 500)
+        terminal = ready_terminal(home, fps)
+        try:
+            terminal.type(b"go")
+            terminal.quiet_after(time.perf_counter(), quiet=0.5)
+            pressed = time.perf_counter()
+            terminal.type(b"\r")
+            last = terminal.wait_for(END_MARK, timeout=60, after=pressed)
+            terminal.quiet_after(last, quiet=2.0)
+            coloured = coloured_at(terminal, last)
+            if coloured is None:
+                raise AssertionError("the code block never showed coloured:\n" + terminal.visible_tail())
+            gaps.append(coloured - last)
+        finally:
+            terminal.close()
+            server.responder = None
+    print(f"final render ({len(tokens):,} tokens at 500 tokens/s ending in a code block, median of {runs})")
+    print(f"  last token on screen → code block coloured: {statistics.median(gaps) * 1000:.0f} ms   "
+          f"(runs {_ms(gaps)}; target <= 100 ms)")
+    return [Row("last streamed frame → final render shown", [g * 1000 for g in gaps], "ms", "≤ 100 ms")]
+
+
+# --- memory over 100 replies -------------------------------------------------------------------------------------
+
+
+def measure_memory(server: LLMServer, home: Path, fps: float | None, replies: int) -> list[Row]:
+    tokens = ordinary_reply_tokens(500)
+    asked: list[float] = []
+
+    def respond(request: RecordedRequest) -> Reply:
+        asked.append(time.perf_counter())
+        return streaming_reply(tokens, 2000)
+
+    server.responder = respond
+    terminal = ready_terminal(home, fps)
+    rss: list[float] = []
+    spent: list[float] = []
+    try:
+        terminal.type(b"\x0e")  # ctrl+n: one new dialog for all the replies
+        time.sleep(0.3)
+        start_rss = rss_mb(terminal)
+        for number in range(replies):
+            terminal.type(b"go")
+            time.sleep(0.05)
+            pressed = time.perf_counter()
+            count = len(asked)
+            terminal.type(b"\r")
+            deadline = time.perf_counter() + 60
+            while len(asked) == count and time.perf_counter() < deadline:
+                time.sleep(0.01)
+            done = terminal.quiet_after(asked[-1] + len(tokens) / 2000, quiet=0.6, timeout=120)
+            spent.append(done - pressed)
+            rss.append(rss_mb(terminal))
+            if number + 1 in (1, 10, 25, 50, 75, 100):
+                print(f"  after reply {number + 1:3}: {rss[-1]:6.0f} MB RSS, that reply took {spent[-1]:.2f} s",
+                      flush=True)
+    finally:
+        terminal.close()
+        server.responder = None
+    tail = rss[len(rss) // 2 :]
+    per_reply = (tail[-1] - tail[0]) / max(1, len(tail) - 1)
+    print(f"memory over {replies} replies of {len(tokens)} tokens in one dialog: {start_rss:.0f} MB at the start, "
+          f"{rss[-1]:.0f} MB after, {per_reply:+.2f} MB per reply over the second half (target < 120 MB, flat)")
+    return [
+        Row(f"RSS after {replies} replies of 500 tokens in one dialog", rss[-10:], "MB",
+            "< 120 MB, flat after the first screenful"),
+        Row("  growth per reply over the second half", [per_reply], "MB", "≈ 0", digits=2),
+        Row("  time per reply, last 10 (Enter → quiet)", spent[-10:], "s", "flat", digits=2),
+    ]
+
+
+# --- the 2,000-message dialog ------------------------------------------------------------------------------------
+
+
+def measure_long_dialog(home: Path, fps: float | None, runs: int, home_runs: int = 1) -> list[Row]:
+    opens: list[float] = []
+    home_times: list[float] = []
+    presses: list[float] = []
+    home_rss: list[float] = []
+    for run in range(runs):
+        terminal = ready_terminal(home, fps)
+        screen = EmulatedScreen(terminal)
+        try:
+            terminal.type(b"\x0e")  # ctrl+n: an empty pane (the app resumed the long dialog, the newest)
+            time.sleep(0.3)
+            terminal.type(b"\x06")  # ctrl+f: the search box
+            time.sleep(0.3)
+            terminal.type(b"The long dialog")
+            terminal.quiet_after(time.perf_counter(), quiet=0.7)
+            terminal.type(b"\t")  # the tree, its cursor on the one match
+            terminal.quiet_after(time.perf_counter(), quiet=0.7)
+            if END_MARK in screen.text():
+                raise AssertionError("the long dialog is on screen before it was opened:\n" + screen.text())
+            pressed = time.perf_counter()
+            terminal.type(b"\r")
+            shown = screen.wait_for(END_MARK + "LONG", timeout=30, after=pressed)
+            opens.append(shown - pressed)
+            if run >= home_runs:
+                continue
+            terminal.quiet_after(shown, quiet=1.0)
+            terminal.type(b"\x0f")  # ctrl+o: the message list
+            time.sleep(0.3)
+            count, seconds = _press_home_until(terminal, screen, "Message 0:")
+            home_times.append(seconds)
+            presses.append(count)
+            home_rss.append(rss_mb(terminal))
+        finally:
+            terminal.close()
+    print(f"a 2,000-message dialog (median of {runs})")
+    print(f"  Enter in the tree → last message painted: {statistics.median(opens) * 1000:.0f} ms "
+          f"(runs {_ms(opens)}; target < 250 ms)")
+    print(f"  Home until message 1 is on screen       : {statistics.median(home_times):.1f} s, "
+          f"{statistics.median(presses):.0f} presses, {statistics.median(home_rss):.0f} MB RSS "
+          f"(target < 1 s, one press, < 150 MB)")
+    return [
+        Row("opening a 2,000-message dialog, first paint", [t * 1000 for t in opens], "ms", "< 250 ms"),
+        Row("reaching its top: Home until message 1 shows", home_times, "s", "< 1 s", digits=1),
+        Row("  Home presses needed", presses, "", "1"),
+        Row("  RSS at the top", home_rss, "MB", "< 150 MB"),
+    ]
+
+
+def _press_home_until(
+    terminal: Terminal, screen: EmulatedScreen, needle: str, limit: float = 400.0
+) -> tuple[int, float]:
+    """Press Home, and again once the app has gone quiet, until `needle` is on screen: (presses, seconds from
+    the first press to the output that showed it)."""
+    started = time.perf_counter()
+    presses = 0
+    while time.perf_counter() - started < limit:
+        before = time.perf_counter()
+        terminal.type(b"\x1b[H")  # Home
+        presses += 1
+        try:
+            return presses, screen.wait_for(needle, timeout=0.5, after=before) - started
+        except TimeoutError:
+            terminal.quiet_after(before, quiet=0.3, timeout=limit)
+        try:
+            return presses, screen.wait_for(needle, timeout=0.05, after=before) - started
+        except TimeoutError:
+            continue
+    raise TimeoutError(f"{needle!r} not on screen after {presses} presses of Home in {limit:.0f} s")
+
+
+STEPS: dict[str, Callable[..., list[Row]]] = {
+    "first-reply": measure_first_reply,
+    "final-render": measure_final_render,
+    "memory": measure_memory,
+    "long-dialog": measure_long_dialog,
+}

@@ -37,7 +37,7 @@ def test_new_messages_join_a_window_at_the_end_and_the_oldest_leave_only_while_f
     window = Window.at_end(10)
     for count in range(11, 400):
         window = window.grown(count, trim=True)
-    assert window.reaches_end and window.end - window.start == LIMIT
+    assert window.reaches_end and window.end - window.start == STEP
     kept = window.grown(500, trim=False)  # the reader scrolled up: nothing above them is removed
     assert (kept.start, kept.end) == (window.start, 500)
     middle = Window.at_start(2000)

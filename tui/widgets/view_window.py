@@ -56,10 +56,11 @@ class Window:
 
     def grown(self, count: int, *, trim: bool) -> Window:
         """The dialog has `count` messages now: a window that reached the end takes the new ones in, and with
-        `trim` (the list follows the bottom, so nothing above moves under the reader) lets the oldest go."""
+        `trim` (the list follows the bottom, so nothing above moves under the reader) keeps only the last `STEP`:
+        a long reply after reply in one dialog then holds as many views as a dialog just opened."""
         if not self.reaches_end:
             return Window(min(self.start, count), min(self.end, count), count)
-        start = max(self.start, count - LIMIT) if trim else self.start
+        start = max(self.start, count - STEP) if trim else self.start
         return Window(start, count, count)
 
     def step_back(self, step: int = STEP) -> Window:

@@ -1,8 +1,9 @@
 """The views of one dialog's messages, mounted lazily, and the reply that is streaming into them.
 
-Long dialogs stay fast because only the last `BATCH` messages are mounted when a dialog opens; scrolling to
-the top (or moving the cursor past the first mounted message) mounts the batch before, keeping the view where
-it was. The list is anchored to the bottom while the user has not scrolled up, so a streaming reply stays in
+Long dialogs stay fast because only the messages of a window (`view_window`) have views: the last `BATCH` when
+a dialog opens, the first `BATCH` after Home; scrolling past an edge of the window (or moving the cursor past
+it) moves it by a batch, keeping the view where it was, and the views that fall out are removed. The list is
+anchored to the bottom while the user has not scrolled up, so a streaming reply stays in
 sight without ever yanking the view away from someone reading above.
 
 This is the drawing half of `MessagePane`: it is told what changed (a message added, a stream opened, text to
@@ -24,6 +25,7 @@ from visindigo.engine import Dialog, Message, Role
 
 from ..sanitize import clean
 from ..workbench import RunState
+from .view_window import STEP, Window
 
 if TYPE_CHECKING:
     from .message_view import MessageView
@@ -46,9 +48,9 @@ def _over_cap_run_continues(dialog: Dialog, index: int) -> bool:
     )
 
 
-#: Messages mounted when a dialog opens, and per step when scrolling up.
-BATCH = 40
-#: How close to the top (in lines) scrolling must come to load the previous batch.
+#: Messages mounted when a dialog opens, and per step when scrolling past an edge of the window.
+BATCH = STEP
+#: How close to an edge (in lines) scrolling must come to move the window.
 LOAD_MARGIN = 2
 #: Lines of blank room left under a streaming reply before more is reserved (see `_reserve_room`).
 ROOM_MARGIN = 3
@@ -69,6 +71,15 @@ class EarlierMarker(Static):
         self.display = count > 0
         noun = "message" if count == 1 else "messages"
         self.update(Content(f"↑ {count:,} earlier {noun}: scroll up or press Home to load them"))
+
+
+class LaterMarker(EarlierMarker):
+    """The line below the last mounted message when the window does not reach the end of the dialog."""
+
+    def set_count(self, count: int) -> None:
+        self.display = count > 0
+        noun = "message" if count == 1 else "messages"
+        self.update(Content(f"↓ {count:,} later {noun}: scroll down or press End to show them"))
 
 
 class Notice(Static):
@@ -109,7 +120,7 @@ class MessageList(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.dialog: Dialog | None = None
-        self._first = 0
+        self._window = Window(0, 0, 0)
         self._stream_view: MessageView | None = None
         self._stream_round = 0
         self._parts_shown = 0
@@ -118,11 +129,17 @@ class MessageList(VerticalScroll):
         self._loading = False
         self._autoload_suspended = 0
         self._marker = EarlierMarker(Content(""))
+        self._later = LaterMarker(Content(""))
 
     @property
     def first_mounted(self) -> int:
         """Index of the first message that has a view (earlier ones load on demand)."""
-        return self._first
+        return self._window.start
+
+    @property
+    def window(self) -> Window:
+        """The messages that have views."""
+        return self._window
 
     @property
     def views(self) -> list[MessageView]:
@@ -184,18 +201,10 @@ class MessageList(VerticalScroll):
         self.dialog = dialog
         self._alternatives = dict(alternatives or {})
         self._cursor = None
-        count = dialog.message_count
-        start = max(0, count - BATCH)
-        if focus_index is not None:
-            start = max(0, min(start, focus_index - 2))
-        self._first = start
+        window = Window.at_end(dialog.message_count, around=focus_index)
+        await self._mount_window(window)
         with self.app.batch_update():
-            await self.remove_children()
-            self._marker = EarlierMarker(Content(""))
-            self._marker.set_count(start)
-            views = [self._make_view(i) for i in range(start, count) if not _over_cap_run_continues(dialog, i)]
-            await self.mount_all([self._marker, *views])
-            if run is not None and run.running:
+            if run is not None and run.running and window.reaches_end:
                 for call_id, (function_id, arguments) in run.running_tools.items():
                     await self.tool_started(call_id, function_id, arguments)
                 if run.streaming:
@@ -206,10 +215,45 @@ class MessageList(VerticalScroll):
         else:
             self.follow()
 
+    async def _mount_window(self, window: Window) -> None:
+        """Replace every view with those of `window`, between the earlier and later markers."""
+        assert self.dialog is not None
+        dialog = self.dialog
+        self._window = window
+        with self.app.batch_update():
+            await self.remove_children()
+            self._marker = EarlierMarker(Content(""))
+            self._marker.set_count(window.earlier)
+            self._later = LaterMarker(Content(""))
+            self._later.set_count(window.later)
+            views = [
+                self._make_view(i) for i in range(window.start, window.end) if not _over_cap_run_continues(dialog, i)
+            ]
+            await self.mount_all([self._marker, *views, self._later])
+
+    async def show_start(self) -> None:
+        """The first messages of the dialog, in one step however long it is (Home)."""
+        if self.dialog is None:
+            return
+        await self.stop_stream()
+        self._cursor = None
+        self.release_anchor()
+        await self._mount_window(Window.at_start(self.dialog.message_count))
+        self._scroll_quietly(lambda: self.scroll_home(animate=False, immediate=True))
+
     def follow(self) -> None:
-        """Stick to the bottom again (after sending, or when the user asks for the end)."""
+        """Stick to the bottom again (after sending, or when the user asks for the end); the window moves to
+        the end of the dialog first when it is elsewhere."""
+        if not self._window.reaches_end and self.dialog is not None:
+            self.run_worker(self.show_end(), group="show-end", exclusive=True, exit_on_error=False)
+            return
         self.anchor()
         self.scroll_end(animate=False, immediate=False)
+
+    async def show_end(self) -> None:
+        """Show the dialog's last messages (and its live reply) again; the pane adds the run."""
+        if self.dialog is not None:
+            await self.show_dialog(self.dialog, alternatives=self._alternatives)
 
     def set_alternatives(self, alternatives: dict[int, tuple[int, int]]) -> None:
         self._alternatives = dict(alternatives)
@@ -219,26 +263,30 @@ class MessageList(VerticalScroll):
                 view.set_alternatives(position, total)
 
     async def load_earlier(self, count: int = BATCH, *, keep_position: bool = True) -> int:
-        """Mount up to `count` messages before the first mounted one; returns how many were mounted.
+        """Move the window `count` messages back: mount their views above the first one and remove the views
+        that fall out at the bottom; returns how many were mounted.
 
         With `keep_position` the view stays on what the user was reading (the new messages appear above it).
         """
-        if self.dialog is None or self._first <= 0 or self._loading:
+        if self.dialog is None or self._window.start <= 0 or self._loading:
             return 0
         self._loading = True
         try:
-            start = max(0, self._first - count)
-            views = [self._make_view(i) for i in range(start, self._first)]
+            old, new = self._window, self._window.step_back(count)
+            views = [self._make_view(i) for i in range(new.start, old.start)]
             before_height = self.virtual_size.height
             before_scroll = self.scroll_y
             first = self.views[0] if self.views else None
             self._suspend_autoload()
-            if first is not None:
-                await self.mount_all(views, before=first)
-            else:
-                await self.mount_all(views)
-            self._first = start
-            self._marker.set_count(start)
+            with self.app.batch_update():
+                if first is not None:
+                    await self.mount_all(views, before=first)
+                else:
+                    await self.mount_all(views, after=self._marker)
+                await self._remove_outside(new)
+            self._window = new
+            self._marker.set_count(new.earlier)
+            self._later.set_count(new.later)
 
             def settle() -> None:
                 if keep_position:
@@ -251,6 +299,48 @@ class MessageList(VerticalScroll):
         finally:
             self._loading = False
 
+    async def load_later(self, count: int = BATCH) -> int:
+        """Move the window `count` messages on: mount their views below the last one and remove the views that
+        fall out at the top, keeping the view on what the user was reading; returns how many were mounted."""
+        if self.dialog is None or self._window.reaches_end or self._loading:
+            return 0
+        self._loading = True
+        try:
+            old, new = self._window, self._window.step_forward(count)
+            views = [
+                self._make_view(i)
+                for i in range(old.end, new.end)
+                if not _over_cap_run_continues(self.dialog, i)
+            ]
+            leaving = [v for v in self.views if v.index is not None and v.index < new.start]
+            removed_height = sum(v.outer_size.height for v in leaving)
+            self._suspend_autoload()
+            with self.app.batch_update():
+                await self.mount_all(views, before=self._later)
+                await self._remove_outside(new)
+            self._window = new
+            self._marker.set_count(new.earlier)
+            self._later.set_count(new.later)
+            before_scroll = self.scroll_y
+
+            def settle() -> None:
+                if removed_height:
+                    self.scroll_to(y=max(0, before_scroll - removed_height), animate=False, immediate=True)
+                self._resume_autoload()
+
+            self.call_after_refresh(settle)
+            return len(views)
+        finally:
+            self._loading = False
+
+    async def _remove_outside(self, window: Window) -> None:
+        """Remove the views of messages outside `window` (views not yet bound to a message stay)."""
+        leaving = [v for v in self.views if v.index is not None and not window.start <= v.index < window.end]
+        if self._cursor in leaving:
+            self._cursor = None
+        if leaving:
+            await self.remove_children(leaving)
+
     def _suspend_autoload(self) -> None:
         self._autoload_suspended += 1
 
@@ -259,10 +349,13 @@ class MessageList(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self._autoload_suspended or self._loading or self._first <= 0:
+        if self._autoload_suspended or self._loading:
             return
-        if new_value <= LOAD_MARGIN < old_value:
+        if self._window.start > 0 and new_value <= LOAD_MARGIN < old_value:
             self.run_worker(self.load_earlier(), group="load-earlier", exclusive=True, exit_on_error=False)
+        bottom = self.max_scroll_y - LOAD_MARGIN
+        if not self._window.reaches_end and new_value >= bottom > old_value:
+            self.run_worker(self.load_later(), group="load-later", exclusive=True, exit_on_error=False)
 
     def _scroll_quietly(self, scroll: Callable[[], object]) -> None:
         """Scroll without that counting as the user reaching the top (which loads earlier messages)."""
@@ -281,7 +374,12 @@ class MessageList(VerticalScroll):
 
     async def message_added(self, index: int) -> None:
         """The dialog gained message `index`: bind the view waiting for it, or mount a new one."""
-        if self.dialog is None or index < self._first:
+        if self.dialog is None or index < self._window.start:
+            return
+        following = self.is_anchored and not self._anchor_released
+        self._window = self._window.grown(self.dialog.message_count, trim=following)
+        if index >= self._window.end:  # the window is away from the end: the marker below counts it
+            self._later.set_count(self._window.later)
             return
         message = self.dialog.message_at(index)
         if _over_cap_run_continues(self.dialog, index):  # one block stands for all the calls over the cap
@@ -293,6 +391,7 @@ class MessageList(VerticalScroll):
             self._stream_view = None
             await stream.finish(message, index)
             self._apply_alternatives(stream)
+            await self._trim()
             return
         if message.role is Role.TOOL:
             for view in self.views:
@@ -306,7 +405,13 @@ class MessageList(VerticalScroll):
         if waiting is not None:
             await self.mount(view, before=waiting)
         else:
-            await self.mount(view)
+            await self.mount(view, before=self._later)
+        await self._trim()
+
+    async def _trim(self) -> None:
+        """Views that fell out of the window at the top (while following) go, with the marker updated."""
+        self._marker.set_count(self._window.earlier)
+        await self._remove_outside(self._window)
 
     def _apply_alternatives(self, view: MessageView) -> None:
         if view.index is not None and view.index in self._alternatives:
@@ -320,8 +425,10 @@ class MessageList(VerticalScroll):
     async def open_stream(self, round_number: int) -> None:
         """A new answer begins: mount a streaming view at the bottom."""
         await self.stop_stream()
+        if not self._window.reaches_end:  # the reader is elsewhere in a long dialog: End shows the stream
+            return
         view = _message_view()(Message(Role.ASSISTANT, ""), None, streaming=True)
-        await self.mount(view)
+        await self.mount(view, before=self._later)
         view.start_stream()
         self._stream_view = view
         self._stream_round = round_number
@@ -384,7 +491,8 @@ class MessageList(VerticalScroll):
             return  # (a finished call of an earlier round may have used the same id: that one has an index)
         view = _message_view()(Message(Role.TOOL, "", tool_call_id=call_id, name=function_id), None)
         view._tool_state.update(name=function_id, arguments=arguments, running=True)
-        await self.mount(view)
+        if self._window.reaches_end:
+            await self.mount(view, before=self._later)
 
     async def tool_progressed(self, call_id: str, text: str) -> None:
         for view in self.views:
@@ -411,7 +519,7 @@ class MessageList(VerticalScroll):
         if any(i >= count for i in bound):
             await self.show_dialog(self.dialog, alternatives=self._alternatives)
             return
-        last = max(bound, default=self._first - 1)
+        last = max(bound, default=self._window.start - 1)
         for index in range(last + 1, count):
             await self.message_added(index)
 

@@ -1,6 +1,6 @@
 """The views of one dialog's messages, mounted lazily, and the reply that is streaming into them.
 
-Long dialogs stay fast because only the messages of a window (`view_window`) have views: the last `BATCH` when
+Long dialogs stay fast because only the messages of a window (`message_window`) have views: the last `BATCH` when
 a dialog opens, the first `BATCH` after Home; scrolling past an edge of the window (or moving the cursor past
 it) moves it by a batch, keeping the view where it was, and the views that fall out are removed. The list is
 anchored to the bottom while the user has not scrolled up, so a streaming reply stays in
@@ -25,10 +25,13 @@ from visindigo.engine import Dialog, Message, Role
 
 from ..sanitize import clean
 from ..workbench import RunState
-from .view_window import STEP, Window
+from .message_window import BATCH, EarlierMarker, LaterMarker, WindowedViews, over_cap_run_continues
+from .view_window import Window
 
 if TYPE_CHECKING:
     from .message_view import MessageView
+
+__all__ = ["BATCH", "EarlierMarker", "LaterMarker", "MessageList", "Notice"]
 
 
 def _message_view() -> type[MessageView]:
@@ -39,47 +42,10 @@ def _message_view() -> type[MessageView]:
     return MessageView
 
 
-def _over_cap_run_continues(dialog: Dialog, index: int) -> bool:
-    """Whether message `index` is a "not run: over the cap" result following another one (see run_loop)."""
-    return (
-        index > 0
-        and bool(dialog.message_at(index).meta.get("over_cap"))
-        and bool(dialog.message_at(index - 1).meta.get("over_cap"))
-    )
-
-
-#: Messages mounted when a dialog opens, and per step when scrolling past an edge of the window.
-BATCH = STEP
 #: How close to an edge (in lines) scrolling must come to move the window.
 LOAD_MARGIN = 2
 #: Lines of blank room left under a streaming reply before more is reserved (see `_reserve_room`).
 ROOM_MARGIN = 3
-
-
-class EarlierMarker(Static):
-    """The line above the first mounted message, saying how many earlier ones there are."""
-
-    DEFAULT_CSS = """
-    EarlierMarker {
-        color: $text-muted;
-        text-align: center;
-        width: 1fr;
-    }
-    """
-
-    def set_count(self, count: int) -> None:
-        self.display = count > 0
-        noun = "message" if count == 1 else "messages"
-        self.update(Content(f"↑ {count:,} earlier {noun}: scroll up or press Home to load them"))
-
-
-class LaterMarker(EarlierMarker):
-    """The line below the last mounted message when the window does not reach the end of the dialog."""
-
-    def set_count(self, count: int) -> None:
-        self.display = count > 0
-        noun = "message" if count == 1 else "messages"
-        self.update(Content(f"↓ {count:,} later {noun}: scroll down or press End to show them"))
 
 
 class Notice(Static):
@@ -100,7 +66,7 @@ class Notice(Static):
     """
 
 
-class MessageList(VerticalScroll):
+class MessageList(WindowedViews, VerticalScroll):
     """Message views of `dialog`, the streaming reply, and the cursor."""
 
     # While a stream is followed the thumb would move every frame, and the scrollbar is redrawn whole each time
@@ -223,32 +189,6 @@ class MessageList(VerticalScroll):
         else:
             self.follow()
 
-    async def _mount_window(self, window: Window) -> None:
-        """Replace every view with those of `window`, between the earlier and later markers."""
-        assert self.dialog is not None
-        dialog = self.dialog
-        self._window = window
-        with self.app.batch_update():
-            await self.remove_children()
-            self._marker = EarlierMarker(Content(""))
-            self._marker.set_count(window.earlier)
-            self._later = LaterMarker(Content(""))
-            self._later.set_count(window.later)
-            views = [
-                self._make_view(i) for i in range(window.start, window.end) if not _over_cap_run_continues(dialog, i)
-            ]
-            await self.mount_all([self._marker, *views, self._later])
-
-    async def show_start(self) -> None:
-        """The first messages of the dialog, in one step however long it is (Home)."""
-        if self.dialog is None:
-            return
-        await self.stop_stream()
-        self._cursor = None
-        self.release_anchor()
-        await self._mount_window(Window.at_start(self.dialog.message_count))
-        self._scroll_quietly(lambda: self.scroll_home(animate=False, immediate=True))
-
     def follow(self) -> None:
         """Stick to the bottom again (after sending, or when the user asks for the end); the window moves to
         the end of the dialog first when it is elsewhere."""
@@ -258,96 +198,12 @@ class MessageList(VerticalScroll):
         self.anchor()
         self.scroll_end(animate=False, immediate=False)
 
-    async def show_end(self) -> None:
-        """Show the dialog's last messages (and its live reply) again; the pane adds the run."""
-        if self.dialog is not None:
-            await self.show_dialog(self.dialog, alternatives=self._alternatives)
-
     def set_alternatives(self, alternatives: dict[int, tuple[int, int]]) -> None:
         self._alternatives = dict(alternatives)
         for view in self.views:
             if view.index is not None:
                 position, total = self._alternatives.get(view.index, (0, 0))
                 view.set_alternatives(position, total)
-
-    async def load_earlier(self, count: int = BATCH, *, keep_position: bool = True) -> int:
-        """Move the window `count` messages back: mount their views above the first one and remove the views
-        that fall out at the bottom; returns how many were mounted.
-
-        With `keep_position` the view stays on what the user was reading (the new messages appear above it).
-        """
-        if self.dialog is None or self._window.start <= 0 or self._loading:
-            return 0
-        self._loading = True
-        try:
-            old, new = self._window, self._window.step_back(count)
-            views = [self._make_view(i) for i in range(new.start, old.start)]
-            before_height = self.virtual_size.height
-            before_scroll = self.scroll_y
-            first = self.views[0] if self.views else None
-            self._suspend_autoload()
-            with self.app.batch_update():
-                if first is not None:
-                    await self.mount_all(views, before=first)
-                else:
-                    await self.mount_all(views, after=self._marker)
-                await self._remove_outside(new)
-            self._window = new
-            self._marker.set_count(new.earlier)
-            self._later.set_count(new.later)
-
-            def settle() -> None:
-                if keep_position:
-                    grown = self.virtual_size.height - before_height
-                    self.scroll_to(y=before_scroll + grown, animate=False, immediate=True)
-                self._resume_autoload()
-
-            self.call_after_refresh(settle)
-            return len(views)
-        finally:
-            self._loading = False
-
-    async def load_later(self, count: int = BATCH) -> int:
-        """Move the window `count` messages on: mount their views below the last one and remove the views that
-        fall out at the top, keeping the view on what the user was reading; returns how many were mounted."""
-        if self.dialog is None or self._window.reaches_end or self._loading:
-            return 0
-        self._loading = True
-        try:
-            old, new = self._window, self._window.step_forward(count)
-            views = [
-                self._make_view(i)
-                for i in range(old.end, new.end)
-                if not _over_cap_run_continues(self.dialog, i)
-            ]
-            leaving = [v for v in self.views if v.index is not None and v.index < new.start]
-            removed_height = sum(v.outer_size.height for v in leaving)
-            self._suspend_autoload()
-            with self.app.batch_update():
-                await self.mount_all(views, before=self._later)
-                await self._remove_outside(new)
-            self._window = new
-            self._marker.set_count(new.earlier)
-            self._later.set_count(new.later)
-            before_scroll = self.scroll_y
-
-            def settle() -> None:
-                if removed_height:
-                    self.scroll_to(y=max(0, before_scroll - removed_height), animate=False, immediate=True)
-                self._resume_autoload()
-
-            self.call_after_refresh(settle)
-            return len(views)
-        finally:
-            self._loading = False
-
-    async def _remove_outside(self, window: Window) -> None:
-        """Remove the views of messages outside `window` (views not yet bound to a message stay)."""
-        leaving = [v for v in self.views if v.index is not None and not window.start <= v.index < window.end]
-        if self._cursor in leaving:
-            self._cursor = None
-        if leaving:
-            await self.remove_children(leaving)
 
     def _suspend_autoload(self) -> None:
         self._autoload_suspended += 1
@@ -397,7 +253,7 @@ class MessageList(VerticalScroll):
             self._later.set_count(self._window.later)
             return
         message = self.dialog.message_at(index)
-        if _over_cap_run_continues(self.dialog, index):  # one block stands for all the calls over the cap
+        if over_cap_run_continues(self.dialog, index):  # one block stands for all the calls over the cap
             return
         if self.view_for(index) is not None:
             return
@@ -423,11 +279,6 @@ class MessageList(VerticalScroll):
         else:
             await self.mount(view, before=self._later)
         await self._trim()
-
-    async def _trim(self) -> None:
-        """Views that fell out of the window at the top (while following) go, with the marker updated."""
-        self._marker.set_count(self._window.earlier)
-        await self._remove_outside(self._window)
 
     def _apply_alternatives(self, view: MessageView) -> None:
         if view.index is not None and view.index in self._alternatives:

@@ -1,25 +1,32 @@
-"""The real app in a pseudo-terminal: start-up, streaming, and opening a long dialog (issue 6 §7).
+"""The real app in a pseudo-terminal: every row of issue 14's table (and issue 6 §7's start-up and streaming).
 
 Every figure is taken from the outside, as a user's terminal (or an SSH link) would see it: the app runs as
 `python -m visindigo` in a pty of 120×40 with TERM=xterm-256color, its output is read and counted byte by byte
 with timestamps, and its CPU time is read from /proc/<pid>/stat. Replies come from the loopback LLM server of
-the tests (tests/llm_server.py) speaking OpenAI chat-completions SSE.
+the tests (tests/llm_server.py) speaking OpenAI chat-completions SSE. The steps, in the table's order (the
+first four and the last two are in bench/tui_replies.py):
 
-  start-up     process start → first frame, with 500 dialogs stored, of `visindigo` and of `visindigo --demo`,
+  memory       100 replies of 500 tokens in one dialog: RSS after each. Target < 120 MB, flat.
+  long-dialog  a 2,000-message dialog: Enter in the tree → painted (target < 250 ms); then Home until its
+               first message shows: presses, seconds, RSS (target one press, < 1 s, < 150 MB).
+  everyday     2,000 tokens at 100 tokens/s of an ordinary reply (headings, paragraphs, 30-line code blocks,
+               short lists), timed from the Enter key press. Targets: <= 15 % of one core; <= 200 bytes
+               written per token; frames per second. The bytes figure is checked in a terminal emulator (pyte):
+               everything written must leave the screen the app repaints from scratch afterwards, so a saving
+               cannot come from drawing less.
+  fast         4,000 tokens at 2,000 tokens/s. Target: last token within 1.2× the stream's duration.
+  startup      process start → first frame, with 500 dialogs stored, of `visindigo` and of `visindigo --demo`,
                against a minimal Textual app that shows one Static (the floor). Target: ratio <= 1.5.
   idle         bytes written and CPU over 10 s in which nothing happens. Target: 0 bytes/s, <= 0.3 % of a core.
-  everyday     2,000 tokens at 100 tokens/s of an ordinary reply (headings, paragraphs, 30-line code blocks,
-               short lists), timed from the Enter key press (the first reply's deferred imports are part of
-               what the user waits for). Targets: <= 15 % of one core; <= 200 bytes written per token. The
-               bytes figure is checked in a terminal emulator (pyte): everything written must leave the
-               screen the app repaints from scratch afterwards, so a saving cannot come from drawing less.
-  fast         4,000 tokens at 2,000 tokens/s. Target: last token within 1.2× the stream's duration.
-  open         a 2,000-message dialog, from Enter in the tree to its last message on screen. Target: < 500 ms.
+  first-reply  Enter → first token on screen, the first reply after start against later ones. Target <= 1.5×.
+  final-render the last streamed frame → the frame with the code coloured. Target <= 100 ms.
 
-Streams are run `--runs` times and reported as the median with the spread. Run from the repository root:
+Each step runs `--runs` times (memory: once, over `--replies` replies) and is reported as the median with the
+spread; at the end every row is printed again as one table with n, spread and the ratio to its floor where it
+has one. Run from the repository root (the whole table takes 15–25 minutes on a loaded 2-core machine):
 
-    .venv/bin/python bench/tui_stream.py [--fps N] [--runs 3] [--only idle --only everyday …]
-        [--textual-output] [--cursor-blink]
+    .venv/bin/python bench/tui_stream.py [--fps N] [--runs 3] [--only STEP …] [--skip STEP …]
+        [--replies 100] [--textual-output] [--cursor-blink]
 
 `--fps` is passed to the app (`visindigo --fps`), so the frame rate/bandwidth trade-off can be measured;
 `--textual-output --cursor-blink` measures the app as it was before issue 14 (Textual's own output, the

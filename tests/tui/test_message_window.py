@@ -3,6 +3,8 @@ however far the reader scrolls or however many replies arrive, and the keys work
 
 from __future__ import annotations
 
+from typing import Any
+
 from visindigo.tui.widgets.message_list import LaterMarker
 from visindigo.tui.widgets.view_window import LIMIT, STEP
 
@@ -13,17 +15,23 @@ def _indexes(screen: object) -> list[int]:
     return [v.index for v in screen.pane.views if v.index is not None]  # type: ignore[attr-defined]
 
 
+async def _open_at_home(app: object, pilot: object, dialog: object) -> object:
+    """Open `dialog` and press Home in its messages; the main screen."""
+    screen = main_screen(app)  # type: ignore[arg-type]
+    await screen.open_dialog(dialog)  # type: ignore[arg-type]
+    await pilot.pause()  # type: ignore[attr-defined]
+    screen.pane.focus()
+    await pilot.press("home")  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+    return screen
+
+
 async def test_home_and_end_reach_either_end_of_a_2000_message_dialog_in_one_step() -> None:
     center = make_center([])
     dialog = seeded_dialog(center, [(f"question {n}", f"answer {n}") for n in range(1000)])
     app = make_app(center=center)
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = main_screen(app)
-        await screen.open_dialog(dialog)
-        await pilot.pause()
-        screen.pane.focus()
-        await pilot.press("home")
-        await pilot.pause()
+        screen: Any = await _open_at_home(app, pilot, dialog)
         assert _indexes(screen) == list(range(STEP))
         assert screen.pane.cursor is not None and screen.pane.cursor.index == 0
         assert screen.pane.scroll_y == 0
@@ -75,12 +83,7 @@ async def test_sending_from_the_top_of_a_long_dialog_shows_the_end_with_the_repl
     dialog = seeded_dialog(center, [(f"question {n}", f"answer {n}") for n in range(200)])
     app = make_app(center=center)
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = main_screen(app)
-        await screen.open_dialog(dialog)
-        await pilot.pause()
-        screen.pane.focus()
-        await pilot.press("home")
-        await pilot.pause()
+        screen: Any = await _open_at_home(app, pilot, dialog)
         assert _indexes(screen)[0] == 0
         screen.composer.input.focus()
         await type_text(pilot, "one more")

@@ -69,14 +69,6 @@ class Notice(Static):
 class MessageList(WindowedViews, VerticalScroll):
     """Message views of `dialog`, the streaming reply, and the cursor."""
 
-    # While a stream is followed the thumb would move every frame, and the scrollbar is redrawn whole each time
-    # (issue 14 §2): it is hidden until the stream ends or the reader scrolls away (its column stays, blank).
-    DEFAULT_CSS = """
-    MessageList.-following-stream {
-        scrollbar-visibility: hidden;
-    }
-    """
-
     class CursorMoved(TextualMessage):
         """The cursor moved: the drawer shows this message's reasoning (None: follow the latest answer)."""
 
@@ -211,15 +203,8 @@ class MessageList(WindowedViews, VerticalScroll):
     def _resume_autoload(self) -> None:
         self._autoload_suspended = max(0, self._autoload_suspended - 1)
 
-    def _mark_following(self) -> None:
-        """Hide the scrollbar exactly while a stream grows at the bottom and the list follows it."""
-        following = self._stream_view is not None and self.is_anchored and not self._anchor_released
-        self.set_class(following, "-following-stream")
-
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self.has_class("-following-stream"):
-            self._mark_following()
         if self._autoload_suspended or self._loading:
             return
         if self._window.start > 0 and new_value <= LOAD_MARGIN < old_value:
@@ -260,7 +245,6 @@ class MessageList(WindowedViews, VerticalScroll):
         stream = self._stream_view
         if message.role is Role.ASSISTANT and stream is not None and stream.index is None:
             self._stream_view = None
-            self._mark_following()
             await stream.finish(message, index)
             self._apply_alternatives(stream)
             await self._trim()
@@ -311,7 +295,6 @@ class MessageList(WindowedViews, VerticalScroll):
             return False
         fresh = "".join(parts[self._parts_shown :])
         self._parts_shown = len(parts)
-        self._mark_following()
         self._reserve_room(view)
         await view.write(fresh)
         return True
@@ -344,13 +327,11 @@ class MessageList(WindowedViews, VerticalScroll):
         view = self._stream_view
         if view is not None and round_number == self._stream_round and view.index is None:
             self._stream_view = None
-            self._mark_following()
             await view.abandon()
 
     async def stop_stream(self) -> None:
         view = self._stream_view
         self._stream_view = None
-        self._mark_following()
         if view is not None:
             await view.stop_stream()
 

@@ -220,14 +220,15 @@ class EmulatedScreen:
         self.fed = 0
 
     def _new_chunks(self) -> list[tuple[float, bytes]]:
+        """The output not fed yet. A wait that stops at a chunk leaves the rest unfed for the next call (feeding
+        all of it, or dropping it, would put a later frame on screen before the wait's time, or lose it)."""
         with self.terminal._lock:
-            chunks = self.terminal.chunks[self.fed :]
-        self.fed += len(chunks)
-        return chunks
+            return self.terminal.chunks[self.fed :]
 
     def text(self) -> str:
         for _when, data in self._new_chunks():
             self.stream.feed(data)
+            self.fed += 1
         return "\n".join(self.screen.display)
 
     def wait_for(self, needle: str, timeout: float, after: float = 0.0) -> float:
@@ -236,6 +237,7 @@ class EmulatedScreen:
         while time.perf_counter() < deadline:
             for when, data in self._new_chunks():
                 self.stream.feed(data)
+                self.fed += 1
                 if when >= after and needle in "\n".join(self.screen.display):
                     return when
             time.sleep(0.005)

@@ -30,6 +30,7 @@ from tui_stream import (
     Terminal,
     _tokens,
     code_block,
+    new_dialog_with_draft,
     ordinary_reply_tokens,
     ready_terminal,
     streaming_reply,
@@ -72,11 +73,7 @@ def measure_first_reply(server: LLMServer, home: Path, fps: float | None, runs: 
                     return streaming_reply(tokens, 2000)
 
                 server.responder = respond
-                terminal.quiet_after(time.perf_counter(), quiet=1.0)  # the app has resumed the last dialog
-                terminal.type(b"\x0e")  # ctrl+n: a new dialog, an empty pane
-                terminal.quiet_after(time.perf_counter(), quiet=0.5)
-                terminal.type(b"go")
-                terminal.quiet_after(time.perf_counter(), quiet=0.5)
+                new_dialog_with_draft(terminal, screen)
                 pressed = time.perf_counter()
                 terminal.type(b"\r")
                 times.append(screen.wait_for(word, timeout=30, after=pressed) - pressed)
@@ -161,11 +158,7 @@ def measure_final_render(server: LLMServer, home: Path, fps: float | None, runs:
         server.responder = lambda request: streaming_reply(tokens, RENDER_RATE)
         terminal = ready_terminal(home, fps)
         try:
-            terminal.quiet_after(time.perf_counter(), quiet=1.0)  # the app has resumed the last dialog …
-            terminal.type(b"\x0e")  # … and ctrl+n leaves it: no coloured code from an earlier run on screen
-            terminal.quiet_after(time.perf_counter(), quiet=0.5)
-            terminal.type(b"go")
-            terminal.quiet_after(time.perf_counter(), quiet=0.5)
+            new_dialog_with_draft(terminal, EmulatedScreen(terminal))  # no coloured code of an earlier run shown
             pressed = time.perf_counter()
             terminal.type(b"\r")
             last = EmulatedScreen(terminal).wait_for(END_MARK, timeout=60, after=pressed)

@@ -245,6 +245,24 @@ class EmulatedScreen:
         raise TimeoutError(f"{needle!r} was not on screen within {timeout:.0f} s; the screen showed:\n{shown}")
 
 
+def new_dialog_with_draft(terminal: Terminal, screen: EmulatedScreen) -> None:
+    """ctrl+n, then "go" typed into the composer, checked on screen: on a loaded machine the app may still be
+    opening the dialog it resumed at start, and keys typed meanwhile can be lost."""
+    terminal.quiet_after(time.perf_counter(), quiet=1.0)
+    for _attempt in range(3):
+        terminal.type(b"\x0e")  # ctrl+n: a new dialog, an empty pane
+        terminal.quiet_after(time.perf_counter(), quiet=0.5)
+        typed = time.perf_counter()
+        terminal.type(b"go")
+        try:
+            screen.wait_for("│ go ", timeout=10, after=typed)  # the composer shows the draft
+        except TimeoutError:
+            continue
+        terminal.quiet_after(time.perf_counter(), quiet=0.5)
+        return
+    raise TimeoutError("the composer never showed what was typed:\n" + screen.text())
+
+
 def _first_time(chunks: list[tuple[float, bytes]], needle: bytes, after: float) -> float | None:
     """When `needle` was complete in the output (it may straddle reads), counting only output after `after`."""
     window = b""
@@ -472,11 +490,7 @@ def stream_once(server: LLMServer, home: Path, fps: float | None, words: list[st
     terminal = ready_terminal(home, fps)
     screen = EmulatedScreen(terminal)
     try:
-        terminal.quiet_after(time.perf_counter(), quiet=1.0)  # the app has resumed the last dialog …
-        terminal.type(b"\x0e")  # … and ctrl+n leaves it: every reply streams into an empty pane
-        time.sleep(1.0)
-        terminal.type(b"go")
-        terminal.quiet_after(time.perf_counter(), quiet=0.5)
+        new_dialog_with_draft(terminal, screen)  # every reply streams into an empty pane
         cpu_before = terminal.cpu_seconds()
         pressed = time.perf_counter()
         terminal.type(b"\r")

@@ -98,8 +98,13 @@ def test_list_and_export_create_nothing_where_there_is_no_store(tmp_path: Path) 
     listed = cli("list", "--data-dir", str(data))
     assert (listed.returncode, listed.stdout, listed.stderr) == (0, "", "No dialogs yet.\n")
     exported = cli("export", "abc", "--data-dir", str(data))
-    assert exported.returncode == 1 and exported.stderr == "No dialogs yet.\n"
+    assert (exported.returncode, exported.stdout, exported.stderr) == (0, "", "No dialogs yet.\n")
     assert not data.exists()
+    home = tmp_path / "fresh-home"  # a first run: VISINDIGO_HOME names a folder that is not there yet
+    for argv in (["list"], ["export", "abc"], ["export", "abc", "--format", "markdown", "-o", str(tmp_path / "x.md")]):
+        result = cli(*argv, env_home=home)
+        assert (result.returncode, result.stdout, result.stderr) == (0, "", "No dialogs yet.\n"), argv
+    assert not home.exists() and not (tmp_path / "x.md").exists()
 
 
 def test_list_takes_no_lock_and_changes_nothing(tmp_path: Path) -> None:

@@ -82,9 +82,9 @@ def run(args: argparse.Namespace) -> int:
             return _import(args)
         with _reading(args) as center:
             return _list(center) if args.command == "list" else _export(center, args)
-    except NoStore:
+    except NoStore:  # nothing to list or export is not a failure: a script exporting everything goes on
         print("No dialogs yet.", file=sys.stderr)
-        return 0 if args.command == "list" else 1
+        return 0
     except (CommandError, StoreError) as error:
         print(f"visindigo: {error}", file=sys.stderr)
         return 1

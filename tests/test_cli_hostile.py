@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.hostile_text import HOSTILE, MARKERS, leaks, run_in_pty
 from visindigo.cli import main
 from visindigo.engine import Center, Message, Role
-from visindigo.engine.storage import Store
-from visindigo.engine.storage import lock as lock_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -127,29 +123,7 @@ def one_line_failure(result: subprocess.CompletedProcess[str]) -> str:
     return result.stderr
 
 
-def test_a_full_disk_at_the_lock_gives_one_line_and_leaves_the_lock_free(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    export = tmp_path / "one.json"
-    export.write_text(json.dumps({"dialogs": [{"id": "d1", "messages": []}]}))
-    real_open = open
-
-    class FullDisk:
-        def __init__(self, handle: Any) -> None:
-            self._handle = handle
-
-        def write(self, text: str) -> int:
-            raise OSError(28, "No space left on device")
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._handle, name)
-
-    monkeypatch.setattr(lock_module, "open", lambda *a, **k: FullDisk(real_open(*a, **k)), raising=False)
-    status = main(["import", str(export), "--data-dir", str(tmp_path / "data")])
-    err = capsys.readouterr().err
-    assert status == 1 and err.count("\n") == 1 and "No space left on device" in err and "visindigo.lock" in err
-    monkeypatch.undo()
-    Store.open(tmp_path / "data").close()  # the lock was given back
+# A full disk: tests/test_full_disk.py fills a real one.
 
 
 def test_deep_json_permissions_and_a_locked_store_are_one_line_each(tmp_path: Path) -> None:
@@ -171,21 +145,6 @@ def test_deep_json_permissions_and_a_locked_store_are_one_line_each(tmp_path: Pa
     finally:
         held.kill()
         held.wait(10)
-
-
-def test_a_failing_store_during_import_is_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    export = tmp_path / "one.json"
-    export.write_text(json.dumps({"dialogs": [{"id": "d1", "messages": [{"role": "user", "content": "x"}]}]}))
-
-    def full(*args: object, **kwargs: object) -> None:
-        raise sqlite3.OperationalError("database or disk is full")
-
-    monkeypatch.setattr(Store, "save_dialog", full)
-    status = main(["import", str(export), "--data-dir", str(tmp_path / "data")])
-    err = capsys.readouterr().err
-    assert status == 1 and err.count("\n") == 1 and "disk is full" in err
 
 
 # --- §4: imports ------------------------------------------------------------------------------------------------

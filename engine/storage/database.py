@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..sanitize import clean_line
 from .errors import StoreError
-from .salvage import Salvage, integrity_problem, is_damage, salvage
+from .salvage import Salvage, disk_hint, integrity_problem, is_damage, is_transient, salvage
 from .schema import APPLICATION_ID, LATEST_VERSION, migrate
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,12 @@ def open_database(path: Path, *, check: bool = True) -> tuple[sqlite3.Connection
                 migrate(conn)
                 return conn, notices
         except sqlite3.DatabaseError as exc:
+            if is_transient(exc):  # a full or failing disk says nothing about the file: never move it aside
+                if conn is not None:
+                    _close_quietly(conn)
+                raise StoreError(
+                    f"The dialog store {path} cannot be opened: {exc}{disk_hint(exc)}. It was left as it is."
+                ) from None
             damaged = is_damage(exc)
             problem = f"it is damaged ({exc})" if damaged else f"it is not a readable SQLite database ({exc})"
         except BaseException:

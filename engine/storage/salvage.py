@@ -23,6 +23,10 @@ log = logging.getLogger(__name__)
 
 _CORRUPT = 11  # SQLITE_CORRUPT
 _NOTADB = 26  # SQLITE_NOTADB
+#: Errors of the disk or the moment, not of the file: BUSY, LOCKED, NOMEM, READONLY, INTERRUPT, IOERR, FULL,
+#: CANTOPEN, PERM (3), AUTH. A store failing with one of these is left where it is.
+_TRANSIENT = {3, 5, 6, 7, 8, 9, 10, 13, 14, 23}
+_FULL = 13
 #: How far a scan jumps, doubling each time, to get past a damaged page of row ids (2**40 rows at most).
 _MAX_SKIPS = 40
 RECOVERED_TITLE = "Recovered messages"
@@ -37,6 +41,26 @@ def is_damage(error: BaseException) -> bool:
         return True
     text = str(error).lower()
     return "malformed" in text or "not a database" in text
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether an sqlite3 error comes from the disk or the moment (full, I/O, locked, read-only), not the file.
+
+    On a nearly full disk SQLite reports "disk I/O error" or "database or disk is full" while opening a sound
+    store (it cannot create its WAL index); taking that for an unreadable file moved the user's dialogs aside.
+    """
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in _TRANSIENT
+    text = str(error).lower()
+    return any(words in text for words in ("disk is full", "disk i/o error", "unable to open", "locked", "readonly"))
+
+
+def disk_hint(error: BaseException) -> str:
+    """What to do about a transient error, as the end of the sentence naming it."""
+    code = getattr(error, "sqlite_errorcode", None)
+    full = (isinstance(code, int) and code & 0xFF in (_FULL, 10)) or "disk is full" in str(error).lower()
+    return " (is the disk full?)" if full else ""
 
 
 def integrity_problem(conn: sqlite3.Connection) -> str | None:

@@ -223,8 +223,11 @@ def _export(center: Center, args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
+    import sqlite3
+
     from visindigo.engine.export import ExportError, import_json
     from visindigo.engine.storage import Store, StoreLocked
+    from visindigo.engine.storage.salvage import disk_hint
 
     paths = _paths(args)
     try:
@@ -246,6 +249,11 @@ def _import(args: argparse.Namespace) -> int:
                 print(f"visindigo: {where}{message}", file=sys.stderr)
                 status = 1
                 continue
+            except sqlite3.Error as error:  # a full disk, say: the file's one transaction was rolled back
+                raise CommandError(
+                    f"writing to the dialog store {store.path} failed: {error}{disk_hint(error)}; nothing of {file} "
+                    "was imported"
+                ) from None
             parts = [f"{len(result.imported)} dialog{'' if len(result.imported) == 1 else 's'} imported"]
             if result.duplicates:
                 parts.append(f"{len(result.duplicates)} already there, skipped")

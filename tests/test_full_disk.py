@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.damaged_store import damage
 from tests.hostile_text import run_in_pty
 from tests.small_disk import fill, leave_free, rerun_in_user_namespace, small_disk
 from visindigo.cli import main
@@ -99,11 +100,14 @@ def test_a_disk_filling_while_the_store_is_open_loses_nothing(tmp_path: Path, re
             filler = fill(disk)
             dialog.append_message(Role.ASSISTANT, "written while the disk is full " * 300)
             dialog.append_message(Role.USER, "and this")
+            started = center.create_dialog()  # a new dialog on the full disk: reported, kept in memory
+            started.append_message(Role.USER, "begun while the disk is full")
             assert heard and "Could not save dialog" in heard[0], heard
             assert any(words in heard[0] for words in FULL_DISK_WORDS), heard
             assert dialog.message_count == 3  # the dialog in memory lost nothing
             os.truncate(filler, 0)
             dialog.model_id = "any change"  # the next change writes the whole dialog again
+            started.model_id = "any change"
         finally:
             center.close()
         with pytest.raises(StoreError, match="cannot be written: No space left on device"):
@@ -114,5 +118,45 @@ def test_a_disk_filling_while_the_store_is_open_loses_nothing(tmp_path: Path, re
         try:
             reloaded = again.get_dialog(dialog.id)
             assert reloaded is not None and reloaded.to_json() == dialog.to_json()
+            begun = again.get_dialog(started.id)
+            assert begun is not None and begun.to_json() == started.to_json()
         finally:
             again.close()
+
+
+def test_a_damaged_store_without_room_for_its_copy_is_left_as_it_is(
+    tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Salvaging needs room for a second store; without it the damaged one stays in place, untouched, and the
+    next try (with room) salvages it."""
+    if rerun_in_user_namespace(request):
+        return
+    kept, _ = write_exports(tmp_path)
+    with small_disk(tmp_path / "disk", 8192) as disk:
+        data = disk / "data"
+        center = Center.open(tmp_path / "home", data_dir=data)
+        try:
+            for number in range(60):
+                center.create_dialog().append_message(Role.USER, f"question {number} " + "words " * 1500)
+        finally:
+            center.close()
+        store_file = data / "dialogs.sqlite3"
+        damage(store_file)
+        before = store_file.read_bytes()
+        filler = fill(disk)
+        leave_free(filler, 128 * 1024)
+        capsys.readouterr()
+        assert main(["import", str(kept), "--data-dir", str(data)]) == 1
+        *steps, err = capsys.readouterr().err.splitlines()
+        assert all("repairing the damaged dialog store" in step for step in steps)
+        assert err.startswith("visindigo: ") and "is damaged, and what can be read from it could not be copied" in err
+        assert "disk is full" in err and "It was left as it is." in err and str(store_file) in err
+        assert store_file.read_bytes() == before
+        assert sorted(p.name for p in data.iterdir()) == ["dialogs.sqlite3", "visindigo.lock"]
+        os.truncate(filler, 0)
+        assert main(["import", str(kept), "--data-dir", str(data)]) == 0
+        err = capsys.readouterr().err
+        assert "is damaged" in err and "were copied into a new store" in err and "1 dialog imported" in err, err
+        assert "repairing the damaged dialog store: copying messages" in err  # the progress, line by line
+        dialogs = stored_dialogs(data)
+        assert "kept" in dialogs and 0 < len(dialogs) <= 61

@@ -24,10 +24,10 @@ from ..message import Message, Role
 from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
 from ..sanitize import clean_line
 from . import rows
-from .database import CHECK_AT_OPEN_BYTES, open_database, open_read_only, rebuild_damaged
+from .database import CHECK_AT_OPEN_BYTES, configure, connect, open_database, open_read_only, rebuild_damaged
 from .errors import StoreError
 from .lock import DataDirLock
-from .salvage import integrity_problem, is_damage
+from .salvage import SalvageProgress, integrity_problem, is_damage
 from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet, query_terms, split_marks
 from .tracker import DialogTracker
 
@@ -121,13 +121,16 @@ class Store:
         self.read_only = False
         #: Called with a message the user should see when a write fails (the dialog stays intact in memory).
         self.on_error: Callable[[str], None] | None = None
+        #: Hears the progress of a salvage (stage, done, total), possibly from a worker thread (`verify`).
+        self.on_salvage: SalvageProgress | None = None
 
     @classmethod
-    def open(cls, paths: Paths | Path | str) -> Store:
+    def open(cls, paths: Paths | Path | str, *, on_salvage: SalvageProgress | None = None) -> Store:
         """Open the store of `paths` (or of a data directory), creating it when needed.
 
         Raises `StoreLocked` when another instance uses the directory and `StoreError` when the store cannot
         be used at all; a corrupt or foreign file is moved aside and reported in `notices` instead.
+        `on_salvage` hears the progress of copying a damaged store found at open (`salvage.SalvageProgress`).
         """
         data_dir = paths.data_dir if isinstance(paths, Paths) else Path(paths)
         db_file = data_dir / DB_FILE_NAME
@@ -139,11 +142,12 @@ class Store:
         lock = DataDirLock(lock_file)
         lock.acquire()
         try:
-            conn, notices = open_database(db_file)
+            conn, notices = open_database(db_file, progress=on_salvage)
         except BaseException:
             lock.release()
             raise
         store = cls(conn, path=db_file, lock=lock)
+        store.on_salvage = on_salvage
         store.notices.extend(notices)
         recovered = store.recover_drafts()
         if recovered:
@@ -237,7 +241,8 @@ class Store:
         finally:
             conn.close()
         if problem is not None:
-            self.recover_from_damage(sqlite3.DatabaseError(problem))
+            with contextlib.suppress(sqlite3.DatabaseError):  # a repair that could not be made was reported
+                self.recover_from_damage(sqlite3.DatabaseError(problem))
         return problem
 
     def recover_from_damage(self, error: sqlite3.DatabaseError) -> None:
@@ -253,7 +258,13 @@ class Store:
         with self._mutex:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
-            self._conn, notice = rebuild_damaged(self.path, str(error))
+            try:
+                self._conn, notice = rebuild_damaged(self.path, str(error), self.on_salvage)
+            except StoreError as failure:  # no room for the copy: go on with the damaged file, and say why
+                self._conn = connect(self.path)
+                configure(self._conn)
+                self.report_error(str(failure))
+                raise error from None
             for tracker in list(self._trackers.values()):
                 tracker.dialog_rewritten()
         self.notices.append(notice)
@@ -281,10 +292,14 @@ class Store:
             if existing.dialog is dialog:
                 return existing
             existing.detach(flush=False)
-        if save:
+        if save and self._depth:  # inside a batch (an import): a failure must reach it, to roll all of it back
             self.save_dialog(dialog)
         tracker = DialogTracker(self, dialog)
         self._trackers[dialog.id] = tracker
+        if save and not self._depth:
+            # A full disk is reported (on_error) and the dialog written whole with its next change, as for any
+            # failing write; it used to escape from creating a dialog.
+            tracker.dialog_rewritten()
         return tracker
 
     def untrack(self, dialog_id: str) -> None:
@@ -569,4 +584,3 @@ class Store:
                     if len(hits) >= limit:
                         break
         return list(hits.values())
-

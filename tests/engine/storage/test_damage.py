@@ -8,7 +8,7 @@ import pytest
 
 from visindigo.engine import Center, Role
 from visindigo.engine.storage import Store, StoreError, database
-from visindigo.engine.storage.salvage import integrity_problem
+from visindigo.engine.storage.salvage import STAGE_INDEX, STAGE_MESSAGES, integrity_problem
 
 PAGE = 4096
 
@@ -138,3 +138,54 @@ def test_the_search_index_holds_the_beginning_of_a_huge_message_and_stays_consis
         assert conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (word,)).fetchone() == (0,)
     assert integrity_problem(conn) is None
     conn.close()
+
+
+# --- a big store: not checked at open, checked by Store.verify (what the app runs in the background) -----------
+
+
+def test_a_damaged_big_store_opens_unchecked_and_verify_salvages_it_reporting_progress(
+    damaged_big_home: tuple[Path, list[str]],
+) -> None:
+    home, ids = damaged_big_home
+    heard: list[str] = []
+    progress: list[tuple[str, int, int]] = []
+    center = Center.open(home, on_salvage=lambda *step: progress.append(step))
+    try:
+        store = center.store
+        assert store is not None and not store.checked_at_open  # too big to check at every start
+        assert not [n for n in center.notices if "damaged" in n] and not progress
+        store.on_error = heard.append
+        assert store.verify()  # what quick_check found
+        [notice] = heard
+        [moved] = sorted(db(home).parent.glob("dialogs.sqlite3.unreadable-*"))
+        assert "is damaged" in notice and str(moved) in notice and "were copied into a new store" in notice
+        stages = [stage for stage, _, _ in progress]
+        assert stages[0] == STAGE_MESSAGES and stages[-1] == STAGE_INDEX
+        assert progress[-1][1] == progress[-1][2] > 0  # the index was built for every copied message
+        summaries = center.dialog_summaries()
+        assert len(summaries) > 0 and {s.id for s in summaries} - set(ids) <= {
+            s.id for s in summaries if s.title == "Recovered messages"
+        }
+        assert integrity_problem(store._conn) is None and store.verify() is None  # sound now, nothing more to do
+        assert center.search("question")
+        center.create_dialog().append_message(Role.USER, "the new store takes new dialogs")
+    finally:
+        center.close()
+    assert not list(db(home).parent.glob("*.salvaging*"))  # the copy was renamed into place
+    assert moved.stat().st_size > database.CHECK_AT_OPEN_BYTES  # the damaged file is kept whole
+
+
+def test_verify_on_a_sound_big_store_finds_nothing_and_changes_nothing(
+    big_store_template: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(big_store_template[0], home)
+    before = db(home).read_bytes()
+    store = Store.open(home / "data")
+    try:
+        assert not store.checked_at_open and store.verify() is None
+    finally:
+        store.close()
+    assert db(home).read_bytes() == before and not list(db(home).parent.glob("*.unreadable-*"))

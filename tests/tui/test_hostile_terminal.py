@@ -140,8 +140,9 @@ def test_no_outside_text_reaches_the_terminal_as_a_sequence(tmp_path: Path, llm_
     # The output stage stays on, as users have it (it writes only the cells that changed).
     env.update(TERM="xterm-256color", VISINDIGO_HOME=str(home), COLUMNS="100", LINES="30")
     terminal = EmulatedTerminal([sys.executable, "-m", "visindigo"], env)
-    # The tree (the stored title), the crash-recovery notice, the status line (the model list), the streamed
-    # reply with its reasoning, and the failure notice (the error body): each must be seen on the screen.
+    # The tree (the stored title), the crash-recovery notice, the status line and the model picker (the model
+    # list), the streamed reply with its reasoning, the failure notice (the error body), the delete question and
+    # the notice after it (the stored title): each must be seen on the screen.
     terminal.watch("Stored OSC 52", "cut off", "model-OSC 52", "upstream said", "CSI SGR", "bidi override RLOISO")
     try:
         terminal.wait_for("enter sends", 60)
@@ -151,6 +152,20 @@ def test_no_outside_text_reaches_the_terminal_as_a_sequence(tmp_path: Path, llm_
             terminal.type(b"\r")
             terminal.wait_for(f"{END}{number}", 60)
         terminal.pump(1.0)  # the notices and the final render
+        terminal.type(b"\x1bOQ")  # f2: the model picker, listing the server's model ids
+        terminal.wait_for("Choose a model", 30)
+        terminal.wait_for("model-OSC 52", 5)
+        terminal.type(b"\x1b")  # esc
+        terminal.pump(1.0)
+        # The stored dialog in the tree, then delete: the question quotes the stored title, then the notice.
+        terminal.type(b"\x1bt")  # alt+t: the tree
+        terminal.pump(0.5)
+        terminal.type(b"\x1b[B")  # down: from the new dialog to the stored one
+        terminal.pump(0.5)
+        terminal.type(b"\x1b[3~")  # delete
+        terminal.wait_for("Delete “Stored OSC 52", 30)
+        terminal.type(b"y")
+        terminal.wait_for("Deleted “Stored OSC 52", 30)
         screen = terminal.text()
     finally:
         terminal.close()

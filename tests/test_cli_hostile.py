@@ -113,6 +113,24 @@ def test_list_takes_no_lock_and_changes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in data.iterdir()) == before
 
 
+def test_list_and_export_on_a_damaged_store_say_so_in_one_line_and_repair_nothing(
+    damaged_big_home: tuple[Path, list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home, ids = damaged_big_home
+    data = home / "data"
+    before = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in data.iterdir())
+    statuses = [main(["list", "--data-dir", str(data)])]
+    for number, dialog_id in enumerate(ids):
+        statuses.append(main(["export", dialog_id, "--data-dir", str(data), "-o", str(tmp_path / f"{number}.json")]))
+    err = capsys.readouterr().err
+    failures = [line for line in err.splitlines() if not line.startswith("Wrote ")]
+    assert 1 in statuses and len(failures) == statuses.count(1), err  # one line per failing command
+    for line in failures:
+        assert line.startswith("visindigo: The dialog store ") and "is damaged" in line, line
+        assert line.endswith("start Visindigo on it to repair it.") and "Traceback" not in line
+    assert sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in data.iterdir()) == before
+
+
 # --- §3: never a traceback --------------------------------------------------------------------------------------
 
 

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from .app import VisindigoApp
 
 
+#: Seconds after start-up before the check begins.
+CHECK_AFTER = 1.0
+
+
 class SalvageProgressed(Message):
     """How far the salvage is (posted from the worker thread: posting does not wait for the app)."""
 
@@ -82,6 +86,10 @@ class StoreChecking:
         if store is None or store.read_only or store.checked_at_open:
             return
         store.on_salvage = self._salvage_progress
+        # After the first frame and the tree: the copy's Python loop would share the interpreter with them.
+        self.set_timer(CHECK_AFTER, self._start_check)
+
+    def _start_check(self: VisindigoApp) -> None:
         self.run_worker(self._check_store, thread=True, group="store-check", exit_on_error=False)
 
     def _check_store(self: VisindigoApp) -> None:

@@ -105,10 +105,20 @@ def rebuild_damaged(
     """Replace the damaged store at `path` by a new one holding everything that can be read from it; the damaged
     file is moved aside (never deleted). Returns the new store's connection and the notice for the user.
 
-    The caller has closed its connections to `path`. The copy is built in a file of its own beside the store
-    without a journal (a crash meanwhile leaves the damaged store where it was, to be salvaged at the next
-    start; nearly twice as fast as writing it through the WAL) and renamed into place when complete. A disk too
-    full for the copy is a `StoreError`, with the damaged file left as it is.
+    The caller has closed its connections to `path`. `Store.recover_from_damage` runs the two halves apart, so
+    that the app goes on with the damaged file while the long copy runs.
+    """
+    building, result = copy_damaged(path, progress)
+    return install_copy(path, building, problem, result)
+
+
+def copy_damaged(path: Path, progress: SalvageProgress | None = None) -> tuple[Path, Salvage]:
+    """Copy what can be read from the damaged store at `path` into a new file beside it; returns that file.
+
+    The long half of a repair: only reads `path`, which may stay in use meanwhile. The copy is written without a
+    journal (a crash meanwhile leaves the damaged store where it was, to be salvaged at the next start; nearly
+    twice as fast as writing it through the WAL) and synced to disk before it is handed over. A disk too full
+    for the copy is a `StoreError`, with the damaged file left as it is.
     """
     building = path.with_name(path.name + SALVAGE_SUFFIX)
     conn: sqlite3.Connection | None = None
@@ -128,10 +138,20 @@ def rebuild_damaged(
         conn.close()
         with open(building, "rb+") as handle:
             os.fsync(handle.fileno())
+    except BaseException:
+        _discard(conn, building)
+        raise
+    return building, result
+
+
+def install_copy(path: Path, building: Path, problem: str, result: Salvage) -> tuple[sqlite3.Connection, str]:
+    """The short half: move the damaged store aside and its copy into its place; the caller has closed its
+    connections to `path`. Returns the new store's connection and the notice for the user."""
+    try:
         moved_to = move_aside(path)
         os.replace(building, path)
     except BaseException:
-        _discard(conn, building)
+        _discard(None, building)
         raise
     conn = connect(path)
     configure(conn)

@@ -24,7 +24,7 @@ from ..message import Message, Role
 from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
 from ..sanitize import clean_line
 from . import rows
-from .database import CHECK_AT_OPEN_BYTES, configure, connect, open_database, open_read_only, rebuild_damaged
+from .database import CHECK_AT_OPEN_BYTES, configure, connect, copy_damaged, install_copy, open_database, open_read_only
 from .errors import StoreError
 from .lock import DataDirLock
 from .salvage import SalvageProgress, integrity_problem, is_damage
@@ -70,12 +70,13 @@ def survives_damage(
     def wrap(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate[Store, P], R]:
         @functools.wraps(method)
         def run(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            seen = store.repairs
             try:
                 return method(store, *args, **kwargs)
             except sqlite3.DatabaseError as error:
                 if store._depth or not is_damage(error):
                     raise
-                store.recover_from_damage(error)
+                store.recover_from_damage(error, seen=seen)
             first = args[0] if args else None
             dialog_id = first.id if isinstance(first, Dialog) else first
             if saved_by_recovery and dialog_id in store._trackers:
@@ -114,6 +115,10 @@ class Store:
         #: Opened with `open_read_only`: a damaged file is reported, never repaired from here.
         self.read_only = False
         self._mutex = threading.RLock()
+        #: Held for a whole repair (taken before `_mutex`, never after): one at a time, and `close` waits for it.
+        self._repairing = threading.RLock()
+        #: How many repairs replaced the file (see `recover_from_damage`).
+        self.repairs = 0
         self._depth = 0
         self._trackers: dict[str, DialogTracker] = {}
         self.notices: list[str] = []
@@ -169,8 +174,9 @@ class Store:
         return store
 
     def close(self) -> None:
-        """Write pending stream checkpoints, stop tracking, close the file and release the lock."""
-        with self._mutex:
+        """Write pending stream checkpoints, stop tracking, close the file and release the lock (after a repair
+        under way has finished)."""
+        with self._repairing, self._mutex:
             for tracker in list(self._trackers.values()):
                 tracker.detach(flush=True)
             self._trackers.clear()
@@ -232,6 +238,7 @@ class Store:
         recover as `recover_from_damage` does. Returns what was wrong, or None. Safe to call from a thread."""
         if self.read_only or self._lock is None:
             return None
+        seen = self.repairs
         try:
             conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True, check_same_thread=False)
         except sqlite3.Error:
@@ -242,30 +249,46 @@ class Store:
             conn.close()
         if problem is not None:
             with contextlib.suppress(sqlite3.DatabaseError):  # a repair that could not be made was reported
-                self.recover_from_damage(sqlite3.DatabaseError(problem))
+                self.recover_from_damage(sqlite3.DatabaseError(problem), seen=seen)
         return problem
 
-    def recover_from_damage(self, error: sqlite3.DatabaseError) -> None:
+    def recover_from_damage(self, error: sqlite3.DatabaseError, *, seen: int | None = None) -> None:
         """The file turned out damaged: move it aside, copy what can be read into a new one, then write every
         tracked dialog again whole (what is in memory is the newest state). Tells the user through `on_error`.
 
-        A read-only store is not repaired (another process may own the file): that is a `StoreError`.
+        The copy is made without the store's mutex: the app goes on reading (and writing) the damaged file
+        meanwhile, and only the swap waits for it — a salvage of 10,000 dialogs takes tens of seconds. Writes
+        made meanwhile to dialogs that are not tracked are not in the copy. One repair runs at a time; `seen`
+        (`repairs` when the caller met the damage) makes a caller that waited for another thread's repair
+        return at once, to try again on the new file. A read-only store is not repaired (another process may
+        own the file): that is a `StoreError`.
         """
         if self.read_only or self._lock is None:
             raise StoreError(
                 f"The dialog store {self.path} is damaged ({error}); start Visindigo on it to repair it."
             ) from None
-        with self._mutex:
-            with contextlib.suppress(sqlite3.Error):
-                self._conn.close()
+        with self._repairing:
+            if seen is not None and seen != self.repairs:
+                return
             try:
-                self._conn, notice = rebuild_damaged(self.path, str(error), self.on_salvage)
+                building, result = copy_damaged(self.path, self.on_salvage)
             except StoreError as failure:  # no room for the copy: go on with the damaged file, and say why
-                self._conn = connect(self.path)
-                configure(self._conn)
                 self.report_error(str(failure))
                 raise error from None
-            for tracker in list(self._trackers.values()):
+            with self._mutex:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.close()
+                try:
+                    self._conn, notice = install_copy(self.path, building, str(error), result)
+                except StoreError as failure:
+                    self._conn = connect(self.path)
+                    configure(self._conn)
+                    self.report_error(str(failure))
+                    raise error from None
+                self.repairs += 1
+                trackers = list(self._trackers.values())
+            # Outside the store's mutex: a tracker takes its own lock first, then the store's (as the app does).
+            for tracker in trackers:
                 tracker.dialog_rewritten()
         self.notices.append(notice)
         self.report_error(notice + " The dialogs open now were saved again from memory.")

@@ -189,3 +189,46 @@ def test_verify_on_a_sound_big_store_finds_nothing_and_changes_nothing(
     finally:
         store.close()
     assert db(home).read_bytes() == before and not list(db(home).parent.glob("*.unreadable-*"))
+
+
+def test_the_store_answers_while_a_background_repair_copies(damaged_big_home: tuple[Path, list[str]]) -> None:
+    """The copy runs without the store's lock: the app's reads and writes go on (to the damaged file) and an open
+    dialog written meanwhile is in the new store, rewritten from memory at the swap."""
+    import threading
+    import time
+
+    home, _ids = damaged_big_home
+    copying, may_finish = threading.Event(), threading.Event()
+
+    def progress(stage: str, done: int, total: int) -> None:
+        copying.set()
+        may_finish.wait(30)  # hold the copy here until the test has used the store
+
+    center = Center.open(home, on_salvage=progress)
+    assert center.store is not None
+    try:
+        live = center.create_dialog()
+        live.append_message(Role.USER, "before the repair")
+        worker = threading.Thread(target=center.store.verify)
+        worker.start()
+        assert copying.wait(60)
+        started = time.monotonic()
+        listed = center.dialog_summaries()  # the damaged file, read while the copy runs
+        live.append_message(Role.ASSISTANT, "written during the repair")
+        waited = time.monotonic() - started
+        may_finish.set()
+        worker.join(120)
+        assert waited < 10 and live.id in {s.id for s in listed}  # it did not wait for the repair
+        assert center.store.repairs == 1
+    finally:
+        may_finish.set()
+        center.close()
+    again = Center.open(home)
+    try:
+        reloaded = again.get_dialog(live.id)
+        assert reloaded is not None and [m.content for m in reloaded.messages] == [
+            "before the repair",
+            "written during the repair",
+        ]
+    finally:
+        again.close()

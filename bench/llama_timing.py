@@ -1,7 +1,7 @@
 """First-token latency and tokens per second as the app shows them, against llama.cpp's own timing.
 
 Starts the interop tests' server (llama-cpp-python on Gemma 3 270M, see tests/interop/llama_server.py), runs a
-few answers through the same worker the app uses (`tui.generation.drive`, whose `RunState` feeds the status
+few answers through the same worker the app uses (`tui.workbench.driving.drive`, whose `RunState` feeds the status
 line), and reads the server's `llama_perf_context_print` lines for the same requests:
 
 - app first token: from the start of the run to the first streamed delta (what the user waits for);
@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.interop.llama_server import LlamaServer, model_path
 from visindigo.engine import Center, ModelInfo, Provider, Role
-from visindigo.tui.generation import RunState, drive
+from visindigo.tui.workbench import RunState
+from visindigo.tui.workbench.driving import drive
 
 _PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms")
 _EVAL = re.compile(r"\beval time =\s*([\d.]+) ms /\s*(\d+) runs.*?([\d.]+) tokens per second")

@@ -498,10 +498,12 @@ def measure_open(home: Path, fps: float | None, runs: int) -> None:
     for _ in range(runs):
         terminal = ready_terminal(home, fps)
         try:
+            # Pauses long enough for a loaded machine: a key that arrives before the focus has moved goes to
+            # the wrong widget (Enter in the search box searches instead of opening).
             terminal.type(b"\x06")  # ctrl+f: the search box
-            time.sleep(0.3)
+            time.sleep(1.0)
             terminal.type(b"\t")  # the tree; its cursor is on the newest dialog (the long one)
-            time.sleep(0.3)
+            time.sleep(1.0)
             pressed = time.perf_counter()
             terminal.type(b"\r")
             shown = terminal.wait_for(END_MARK + "LONG", timeout=30, after=pressed)

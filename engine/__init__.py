@@ -4,7 +4,7 @@ The names exported here are the public API that the TUI, scripts and tests use.
 """
 
 from .capability import Capability
-from .center import Center, DialogSummary, SearchHit
+from .center import Center
 from .commands import Command, CommandParameter, CommandProvider, JSONSchema, command, command_to_function
 from .dialog import Dialog
 from .events import (
@@ -30,6 +30,7 @@ from .events import (
     WaitingForProvider,
 )
 from .function import FUNCTION_ID_PATTERN, Function, InvalidFunctionId, check_function_id
+from .lookup import DialogSummary, SearchHit
 from .mcp_server import MCPServer
 from .message import Image, Message, Role
 from .prompt import Prompt

@@ -8,58 +8,25 @@ not choose. A Center made with `Center()` is in memory; `Center.open(home)` give
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from .applog import register_secrets
 from .dialog import Dialog
 from .function import Function, check_function_id
+from .lookup import DialogSummary, SearchHit, ToolSource
 from .mcp_server import MCPServer
 from .prompt import Prompt
 from .provider import Provider
 from .skill import Skill
 
 if TYPE_CHECKING:
-    from .config import Config
+    from .approval import ApprovalCallback
+    from .config.model import Config
+    from .events import Event
     from .paths import Paths
-    from .storage import Store
-
-
-@dataclass(frozen=True, slots=True)
-class DialogSummary:
-    """What the dialog tree needs to list a dialog without loading its messages."""
-
-    id: str
-    branch_from_id: str
-    title: str
-    provider_id: str = ""
-    model_id: str = ""
-    created_at: float = 0.0
-    updated_at: float = 0.0
-    message_count: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """A dialog that matches a search: the best matching message and a snippet of it.
-
-    `highlights` are (start, end) offsets into `snippet` of the matched text, for the UI to emphasise.
-    """
-
-    dialog_id: str
-    title: str
-    message_index: int
-    snippet: str
-    highlights: list[tuple[int, int]] = field(default_factory=list)
-
-
-class ToolSource(Protocol):
-    """Something that turns MCP server configs into functions for a run (the MCP manager)."""
-
-    async def functions_for(self, servers: list[MCPServer]) -> list[Function]: ...
-
-    async def aclose(self) -> None: ...
+    from .storage.store import Store
 
 
 class Center:
@@ -161,6 +128,12 @@ class Center:
             branch.add_function(dialog.get_function(function_id))
         self.add_dialog(branch)
         return branch
+
+    def run_dialog(self, dialog: Dialog, *, approve: ApprovalCallback | None = None) -> AsyncIterator[Event]:
+        """Run one of this Center's dialogs (what `Dialog.run` asks of its Center); see `engine.run_loop`."""
+        from .run_loop import run_dialog
+
+        return run_dialog(dialog, approve=approve)
 
     def add_dialog(self, dialog: Dialog) -> Dialog:
         """Register a dialog (with a store: write it whole and persist its changes from now on)."""

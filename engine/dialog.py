@@ -21,6 +21,7 @@ from .events import (
     MessageAppended,
     MessagesTruncated,
     MessageUpdated,
+    RunFailed,
     StreamBegan,
     StreamDelta,
     StreamEnded,
@@ -35,8 +36,8 @@ from .sanitize import clean_line
 from .skill import Skill
 
 if TYPE_CHECKING:
-    from .center import Center
-    from .run_loop import ApprovalCallback
+    from .approval import ApprovalCallback
+    from .lookup import DialogHost
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,7 @@ TITLE_LIMIT = 500
 class Dialog:
     """One conversation: messages, what it may use, and which provider and model answer it."""
 
-    def __init__(self, center: Center | None = None) -> None:
+    def __init__(self, center: DialogHost | None = None) -> None:
         self._id = str(uuid.uuid4())
         self.center = center
         self._branch_from_id = ""
@@ -424,9 +425,16 @@ class Dialog:
         `run()` while one is running yields a `RunFailed` at once and is not queued. `approve` decides on
         tools that need the user's consent; without it such tools are denied.
         """
-        from .run_loop import run_dialog
+        if self.center is None:
+            return self._run_without_center()
+        return self.center.run_dialog(self, approve=approve)
 
-        return run_dialog(self, approve=approve)
+    async def _run_without_center(self) -> AsyncIterator[Event]:
+        failed = RunFailed(
+            "this dialog belongs to no Center, so it has no provider; create it with center.create_dialog()"
+        )
+        self._emit(failed)
+        yield failed
 
     # --- events -------------------------------------------------------------------------------------------
 

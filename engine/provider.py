@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .capability import Capability
 from .env_refs import UnsetVariable, expand
+from .model_info import ModelInfo
 from .secrets import key_problem
+
+__all__ = ["ModelInfo", "NoModelAvailable", "Provider"]
 
 if TYPE_CHECKING:
     from .providers.base import Adapter
@@ -25,24 +27,6 @@ _CREDENTIAL_HEADER_WORDS = ("auth", "key", "token", "secret", "cookie", "session
 
 class NoModelAvailable(LookupError):
     """No model of the provider meets the dialog's requirement; the message says what to change."""
-
-
-@dataclass
-class ModelInfo:
-    """One model of a provider. Most endpoints do not report capabilities; the config fills them in."""
-
-    id: str
-    name: str = ""
-    capabilities: Capability = Capability.TEXT
-    context_window: int = 0
-    max_output_tokens: int = 0
-    #: Output starts inside a thought with no opening `<think>` (DeepSeek-R1 style templates).
-    starts_in_thinking: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def label(self) -> str:
-        return self.name or self.id
 
 
 class Provider:

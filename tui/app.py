@@ -107,8 +107,6 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, App[None]):
         super().__init__()
         self.center = center
         self.options = options or AppOptions()
-        #: The last text copied (text, what), for "save last copy to a file".
-        self.last_copied: tuple[str, str] | None = None
         self._library: TemplateLibrary | None = None
         self._template_folder: TemporaryDirectory[str] | None = None
         self._startup_notices: list[str] = list(center.notices)
@@ -212,7 +210,7 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, App[None]):
     def get_default_screen(self) -> MainScreen:
         """The main screen is the first screen (no blank screen is drawn and replaced at start-up)."""
         fps = configured_fps(self.center, self.options)
-        return MainScreen(self.center, stream_fps=fps, dialog=self._apply_choices())
+        return MainScreen(self.center, stream_fps=fps, dialog=self._apply_choices(), services=self)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """Every text field (the composer, the forms' inputs) blinks only when `[ui] cursor_blink` asks for it."""
@@ -262,7 +260,7 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, App[None]):
             self.call_after_refresh(self._resume_gc)
         if self.center.read_only:
             screen.status_line.note = "read-only"
-            screen._refresh_status()
+            screen.status_line.refresh_now()
         if self._resume_last and not self.options.demo:
             # two refreshes: the first lays the screen out, the second is the frame on the terminal
             self.call_after_refresh(self.call_after_refresh, self._resume_last_dialog, screen)
@@ -354,7 +352,7 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, App[None]):
                 timeout=15,
             )
         main.refresh_tree()
-        main._refresh_status()
+        main.status_line.refresh_now()
 
     @property
     def main_screen(self) -> MainScreen | None:

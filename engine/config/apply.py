@@ -2,15 +2,41 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .model import Config
 
 if TYPE_CHECKING:
-    from ..center import Center
+    from ..function import Function
+    from ..mcp_server import MCPServer
+    from ..provider import Provider
+    from ..skill import Skill
 
 
-def apply_config(center: Center, config: Config) -> None:
+class ConfigTarget(Protocol):
+    """What a configuration is put into: the Center (named here so the config need not import it)."""
+
+    default_provider_id: str
+    settings: dict[str, Any]
+    config: Config | None
+
+    def add_provider(self, provider: Provider) -> object: ...
+
+    def get_provider(self, provider_id: str) -> Provider | None: ...
+
+    @property
+    def default_provider(self) -> Provider | None: ...
+
+    def add_skill(self, skill: Skill) -> object: ...
+
+    def add_mcp(self, server: MCPServer) -> object: ...
+
+    def get_function(self, function_id: str) -> Function | None: ...
+
+    def add_function(self, function: Function | None) -> object: ...
+
+
+def apply_config(center: ConfigTarget, config: Config) -> None:
     """Register what the config describes; items of the same id or name already in the Center are replaced.
 
     `center.settings` receives `theme`, `keys` (key overrides), `prompt_dir` (a path string) and
@@ -43,7 +69,7 @@ def apply_config(center: Center, config: Config) -> None:
     center.config = config
 
 
-def _add_package_tools(center: Center, config: Config) -> None:
+def _add_package_tools(center: ConfigTarget, config: Config) -> None:
     """The package tools enabled for every dialog (`[tools] enabled`); a failure is a config problem."""
     from ..plugins import load_enabled
     from .problems import ConfigProblem

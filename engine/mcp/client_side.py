@@ -27,7 +27,7 @@ from .host import ElicitationRequest, MCPHost, SamplingDecision, SamplingMessage
 from .sampling import MAX_SAMPLING_TOKENS, SamplingFailed, choose_model, sample
 
 if TYPE_CHECKING:
-    from ..center import Center
+    from ..lookup import DialogHost
     from ..mcp_server import MCPServer
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ class ClientSide:
         server: MCPServer,
         *,
         host: MCPHost | None,
-        center: Center | None,
+        center: DialogHost | None,
         active_call: Callable[[], ToolCallContext | None],
         waiting_on_user: Callable[[int], None],
         start_folder: str | None = None,

@@ -38,7 +38,7 @@ from .status import MCPPromptInfo, MCPServerError, ResourceInfo, ServerState, Se
 if TYPE_CHECKING:
     from mcp.client import Client
 
-    from ..center import Center
+    from ..lookup import DialogHost
     from .host import MCPHost
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
         startup_timeout: float,
         list_refresh: float = 30.0,
         host: MCPHost | None = None,
-        center: Center | None = None,
+        center: DialogHost | None = None,
         credentials_file: Path | None = None,
     ) -> None:
         self.server = server

@@ -22,7 +22,7 @@ from .status import MCPPromptInfo, MCPServerError, ResourceInfo, ServerState, Se
 from .tool import MCPToolFunction
 
 if TYPE_CHECKING:
-    from ..center import Center, ToolSource
+    from ..lookup import DialogHost, ToolSource
     from .host import MCPHost
     from .resources import ResourceContent
 
@@ -47,7 +47,7 @@ class MCPManager:
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
         list_refresh: float = DEFAULT_LIST_REFRESH,
         host: MCPHost | None = None,
-        center: Center | None = None,
+        center: DialogHost | None = None,
         credentials_file: Path | None = None,
     ) -> None:
         self.log_dir = log_dir
@@ -269,7 +269,7 @@ class MCPManager:
         await asyncio.gather(*(c.roots_changed() for c in self._connections.values()), return_exceptions=True)
 
 
-def tool_source_for(center: Center) -> ToolSource:
+def tool_source_for(center: DialogHost) -> ToolSource:
     """The Center's tool source, made on first need when nobody installed one.
 
     A script that only calls `center.add_mcp(...)`, or a dialog that brings its own server, must get that

@@ -18,8 +18,8 @@ from ..providers.models import ensure_models
 from .host import SamplingRequest
 
 if TYPE_CHECKING:
-    from ..center import Center
     from ..dialog import Dialog
+    from ..lookup import DialogHost
     from ..provider import ModelInfo, Provider
 
 #: A request for more output tokens than this is cut down to it (a server cannot make the user pay for a novel).
@@ -39,7 +39,7 @@ class SamplingOutcome:
     output_tokens: int = 0
 
 
-def _provider_for(center: Center | None, dialog: Dialog | None) -> Provider:
+def _provider_for(center: DialogHost | None, dialog: Dialog | None) -> Provider:
     if center is None:
         raise SamplingFailed("no provider is available for sampling (this dialog belongs to no Center)")
     provider = center.get_provider(dialog.provider_id) if dialog is not None and dialog.provider_id else None
@@ -50,7 +50,7 @@ def _provider_for(center: Center | None, dialog: Dialog | None) -> Provider:
 
 
 async def choose_model(
-    request: SamplingRequest, center: Center | None, dialog: Dialog | None
+    request: SamplingRequest, center: DialogHost | None, dialog: Dialog | None
 ) -> tuple[Provider, ModelInfo]:
     """The provider and model a sampling request would run on (shown to the user before approval)."""
     provider = _provider_for(center, dialog)
@@ -78,7 +78,7 @@ def sampling_messages(request: SamplingRequest) -> list[Message]:
     return messages
 
 
-async def sample(request: SamplingRequest, center: Center | None, dialog: Dialog | None) -> SamplingOutcome:
+async def sample(request: SamplingRequest, center: DialogHost | None, dialog: Dialog | None) -> SamplingOutcome:
     """Ask the chosen model for the completion; raises `SamplingFailed` with a reason for the server."""
     provider, model = await choose_model(request, center, dialog)
     settings = dict(provider.settings)

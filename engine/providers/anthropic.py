@@ -29,8 +29,8 @@ from typing import Any
 
 from ..capability import Capability
 from ..message import Message, Role
+from ..model_info import ModelInfo
 from ..parameters import is_forced_tool_choice
-from ..provider import ModelInfo
 from ._httpx import httpx
 from .base import (
     ChatRequest,

@@ -13,14 +13,14 @@ from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..env_refs import UnsetVariable
 from ..message import Message
-from ..provider import ModelInfo, Provider
+from ..model_info import ModelInfo
 from ..secrets import redact
 
 __all__ = [
     "Adapter",
     "ChatRequest",
+    "Endpoint",
     "FinishPart",
     "MalformedEvent",
     "MovedToReasoningPart",
@@ -31,7 +31,6 @@ __all__ = [
     "ToolCallPart",
     "UsagePart",
     "expect",
-    "extra_headers",
     "redact",
     "retry_delay",
     "retry_limit",
@@ -180,6 +179,28 @@ def _names(kind: type | tuple[type, ...]) -> str:
         k.__name__, k.__name__) for k in kinds)
 
 
+class Endpoint(Protocol):
+    """What an adapter reads of its provider (a `Provider`; named here so the adapters need not import it, which
+    lets `Provider.adapter` make one on first use without an import cycle)."""
+
+    name: str
+    kind: str
+    base_url: str
+    api_key_env: str
+    connect_timeout: float
+    read_timeout: float
+    settings: dict[str, Any]
+
+    @property
+    def api_key(self) -> str | None: ...
+
+    def request_headers(self) -> dict[str, str]: ...
+
+    def secrets(self) -> list[str]: ...
+
+    def key_problem(self) -> str | None: ...
+
+
 @runtime_checkable
 class Adapter(Protocol):
     """One provider's wire format. An adapter holds the provider's HTTP client; `aclose` releases it."""
@@ -193,14 +214,6 @@ class Adapter(Protocol):
         ...
 
     async def aclose(self) -> None: ...
-
-
-def extra_headers(provider: Provider) -> dict[str, str]:
-    """The provider's configured headers with `${VAR}` references expanded; a missing variable is a `ProviderError`."""
-    try:
-        return provider.request_headers()
-    except UnsetVariable as missing:
-        raise ProviderError(f"{provider.name}: {missing}") from None
 
 
 def retry_limit(settings: Mapping[str, Any]) -> int:

@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..capability import Capability
-from ..provider import ModelInfo, Provider
+from ..model_info import ModelInfo
 
 if TYPE_CHECKING:  # httpx is imported only when a server is asked (run_loop imports this module at startup)
     from ._httpx import httpx
+    from .base import Endpoint
 
 __all__ = [
     "ASSUMED",
@@ -64,7 +65,7 @@ def sources(model: ModelInfo) -> dict[str, str]:
     return {}
 
 
-def server_kind(provider: Provider) -> str:
+def server_kind(provider: Endpoint) -> str:
     """ "ollama", "lmstudio", "openrouter", ... from the `server` setting, else guessed from host and port."""
     named = provider.settings.get("server")
     if isinstance(named, str) and named:
@@ -99,7 +100,7 @@ def capabilities_from_listing(entry: Mapping[str, Any]) -> Capability | None:
 
 
 async def learn_from_server(
-    provider: Provider, models: Iterable[ModelInfo], *, timeout: float = 5.0, client: httpx.AsyncClient | None = None
+    provider: Endpoint, models: Iterable[ModelInfo], *, timeout: float = 5.0, client: httpx.AsyncClient | None = None
 ) -> None:
     """Ask an Ollama or LM Studio server what its models can do and set their capabilities (with sources).
 

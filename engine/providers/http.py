@@ -24,11 +24,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..applog import http_event_hooks
-from ..provider import Provider
+from ..env_refs import UnsetVariable
 from ..sanitize import clean, cut
 from ..secrets import key_problem
 from ._httpx import httpx
-from .base import ProviderError, extra_headers, redact, retry_delay, retry_limit
+from .base import Endpoint, ProviderError, redact, retry_delay, retry_limit
 
 __all__ = [
     "HTTPAdapter",
@@ -73,7 +73,7 @@ class HTTPTransport:
     - `max_retry_wait` (default 60 s): a longer `Retry-After` fails at once with a message saying so.
     """
 
-    def __init__(self, provider: Provider) -> None:
+    def __init__(self, provider: Endpoint) -> None:
         self.provider = provider
         self._client: httpx.AsyncClient | None = None
 
@@ -207,7 +207,7 @@ class HTTPAdapter:
     (the wire format adds its own in `_own_headers`, the user's `headers` come last), fetch the model list.
     """
 
-    def __init__(self, provider: Provider) -> None:
+    def __init__(self, provider: Endpoint) -> None:
         self.provider = provider
         self.http = HTTPTransport(provider)
 
@@ -288,7 +288,7 @@ def error_text(data: Any) -> str:
     return ""
 
 
-def transport_error(error: httpx.HTTPError | httpx.InvalidURL, provider: Provider) -> str:
+def transport_error(error: httpx.HTTPError | httpx.InvalidURL, provider: Endpoint) -> str:
     """A connection-level failure in words: what happened and what to check."""
     if isinstance(error, httpx.UnsupportedProtocol | httpx.InvalidURL):
         if not provider.base_url:
@@ -349,7 +349,7 @@ def is_permanent_error(status: int | None, server_message: str) -> bool:
     return about_request and not busy
 
 
-def _hint(status: int, provider: Provider, permanent: bool = False) -> str:
+def _hint(status: int, provider: Endpoint, permanent: bool = False) -> str:
     if status in (401, 403):
         where = f"the key in ${provider.api_key_env}" if provider.api_key_env else "the provider's API key"
         if provider.api_key is None:
@@ -409,3 +409,11 @@ def _float_setting(settings: Mapping[str, Any], key: str, default: float) -> flo
 
 def _short(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def extra_headers(provider: Endpoint) -> dict[str, str]:
+    """The provider's configured headers with `${VAR}` references expanded; a missing variable is a `ProviderError`."""
+    try:
+        return provider.request_headers()
+    except UnsetVariable as missing:
+        raise ProviderError(f"{provider.name}: {missing}") from None

@@ -31,11 +31,12 @@ from typing import Any
 
 from ..capability import Capability
 from ..message import Message, Role
+from ..model_info import ModelInfo
 from ..parameters import TOOL_CHOICE_MODES, is_forced_tool_choice
-from ..provider import ModelInfo, Provider
 from ._httpx import httpx
 from .base import (
     ChatRequest,
+    Endpoint,
     FinishPart,
     MalformedEvent,
     ProviderError,
@@ -61,7 +62,7 @@ _DECODER = json.JSONDecoder()
 class OpenAIAdapter(HTTPAdapter):
     """One OpenAI-compatible endpoint; holds its HTTP client."""
 
-    def __init__(self, provider: Provider) -> None:
+    def __init__(self, provider: Endpoint) -> None:
         super().__init__(provider)
         self.stream_usage = provider.settings.get("stream_usage", True) is not False
 

@@ -8,17 +8,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import ProviderError
+from .base import Endpoint, ProviderError
 
 if TYPE_CHECKING:
-    from ..provider import Provider
-    from .base import Adapter
+        from .base import Adapter
 
 #: The kinds a provider's `kind` may name in the config.
 KINDS = ("openai", "anthropic", "scripted")
 
 
-def create_adapter(provider: Provider) -> Adapter:
+def create_adapter(provider: Endpoint) -> Adapter:
     """A new adapter for `provider`; raises `ProviderError` naming the valid kinds for an unknown one."""
     if provider.kind == "openai":
         from .openai import OpenAIAdapter

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ..config import apply_config, load_config
+from ..config.apply import ConfigTarget
 from ..paths import ensure_dirs, resolve_paths
 from .errors import StoreError
 from .salvage import SalvageProgress
 from .store import Store
 
 if TYPE_CHECKING:
-    from ..center import Center
+    from ..paths import Paths
 
-C = TypeVar("C", bound="Center")
+
+class OpenedCenter(ConfigTarget, Protocol):
+    """What opening fills in: the Center (named here so this module need not import it)."""
+
+    paths: Paths | None
+    notices: list[str]
+
+    def attach_store(self, store: Store) -> None: ...
+
+
+C = TypeVar("C", bound=OpenedCenter)
 
 
 def open_center(

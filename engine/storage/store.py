@@ -16,10 +16,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
-from ..center import DialogSummary, SearchHit
 from ..dialog import Dialog
+from ..lookup import DialogHost, DialogSummary, SearchHit
 from ..message import Message, Role
 from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
 from ..sanitize import clean_line
@@ -30,9 +30,6 @@ from .lock import DataDirLock
 from .salvage import SalvageProgress, integrity_problem, is_damage
 from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet, query_terms, split_marks
 from .tracker import DialogTracker
-
-if TYPE_CHECKING:
-    from ..center import Center
 
 log = logging.getLogger(__name__)
 
@@ -330,7 +327,7 @@ class Store:
         if tracker is not None:
             tracker.detach(flush=False)
 
-    def load_dialog(self, dialog_id: str, center: Center | None = None) -> Dialog | None:
+    def load_dialog(self, dialog_id: str, center: DialogHost | None = None) -> Dialog | None:
         """The stored dialog, tracked from now on; None when there is none of that id."""
         document = self.load_document(dialog_id)
         if document is None:

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..events import (
     DialogChanged,
@@ -36,7 +36,7 @@ from .rows import make_title
 
 if TYPE_CHECKING:
     from ..dialog import Dialog
-    from .store import Store
+    from ..message import Message
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,26 @@ class _Stream:
     cancel_timer: Callable[[], object] | None = None
 
 
+class DialogWrites(Protocol):
+    """The writes a tracker makes (the `Store` makes them; named here so the tracker need not import it)."""
+
+    def report_error(self, message: str) -> None: ...
+
+    def save_dialog(self, dialog: Dialog) -> None: ...
+
+    def save_dialog_config(self, dialog: Dialog) -> None: ...
+
+    def append_message(self, dialog_id: str, position: int, message: Message, *, drop_draft: bool = False) -> None: ...
+
+    def update_message(self, dialog_id: str, position: int, message: Message) -> None: ...
+
+    def truncate(self, dialog_id: str, count: int, *, drop_draft: bool = False) -> None: ...
+
+    def write_draft(self, dialog_id: str, position: int, content: str, reasoning: str, started_at: float) -> None: ...
+
+    def delete_draft(self, dialog_id: str) -> None: ...
+
+
 class DialogTracker:
     """Subscribes to a dialog and writes each change to the store; `detach()` stops it."""
 
@@ -66,7 +86,7 @@ class DialogTracker:
         lambda delay, callback: _call_later(delay, callback)
     )
 
-    def __init__(self, store: Store, dialog: Dialog) -> None:
+    def __init__(self, store: DialogWrites, dialog: Dialog) -> None:
         self.store = store
         self.dialog = dialog
         self._stored_count = dialog.message_count

@@ -160,9 +160,9 @@ class TemplateLibrary:
 
     def entries(self, dialog: Dialog | None = None, center: Center | None = None) -> list[TemplateEntry]:
         """Local templates, one per name (dialog over file over Center), sorted by name."""
-        center = center if center is not None else (dialog.center if dialog is not None else None)
+        host = center if center is not None else (dialog.center if dialog is not None else None)
         chosen: dict[str, TemplateEntry] = {}
-        for prompt in center.prompts if center is not None else []:
+        for prompt in host.prompts if host is not None else []:
             chosen[prompt.name] = TemplateEntry(prompt, "center")
         for name, loaded in self._files.items():
             chosen[name] = TemplateEntry(_copy(loaded.file.prompt), "file", loaded.path)

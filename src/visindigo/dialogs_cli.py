@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from visindigo.engine import Center
-    from visindigo.engine.center import DialogSummary
+    from visindigo.engine import Center, DialogSummary
 
 COMMANDS = ("list", "export", "import")
 SHORT_ID = 8

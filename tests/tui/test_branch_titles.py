@@ -9,8 +9,8 @@ import time
 from visindigo.engine import Center, Dialog, Message, Role
 from visindigo.engine.branch_titles import branch_difference
 from visindigo.engine.export import export_markdown
-from visindigo.tui import branches
 from visindigo.tui.widgets.dialog_tree import when_label
+from visindigo.tui.workbench import branches
 
 from .helpers import answer, main_screen, make_app, settle, type_text
 

@@ -14,8 +14,8 @@ import pytest
 from visindigo.engine import Center, Function
 from visindigo.engine.providers import FinishPart, ReasoningPart, TextPart, ToolCallPart
 from visindigo.tui.app import AppOptions, VisindigoApp
-from visindigo.tui.generation import Runs
 from visindigo.tui.screens.approval import ApprovalScreen
+from visindigo.tui.workbench import Runs
 
 from .helpers import make_center
 
@@ -40,8 +40,8 @@ async def _settled(pilot: Any) -> None:
             break
     await pilot.app.workers.wait_for_complete()
     await pilot.pause(0.3)  # the last full Markdown render and the scroll to the end
-    screen.runs = Runs()  # forget the last run's speed: it depends on the clock
-    screen._refresh_status()
+    screen.workbench.runs = Runs()  # forget the last run's speed: it depends on the clock
+    screen.status_line.refresh_now()
     for view in screen.pane.views:  # tool durations depend on the clock too: show a fixed one
         if view.call_id:
             view.message.meta["duration"] = 0.012

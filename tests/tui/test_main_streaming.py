@@ -16,7 +16,7 @@ async def test_a_reply_streams_into_the_pane_and_is_rendered_once_in_full() -> N
         ReasoningPart("I should greet "),
         ReasoningPart("them back."),
         TextPart("# Hello\n\nFirst "),
-        Pause(2.0),
+        Pause(4.0),
         TextPart("part, then the second "),
         Pause(0.5),
         TextPart("part.\n\n```python\nprint(1)\n```\n"),
@@ -27,7 +27,8 @@ async def test_a_reply_streams_into_the_pane_and_is_rendered_once_in_full() -> N
         screen = main_screen(app)
         await type_text(pilot, "hi there")
         await pilot.press("enter")
-        for _ in range(30):  # the first piece is drawn at the next frame; the second comes 2 s later
+        for _ in range(60):  # the first piece is drawn at the next frame; the second comes 4 s later (a loaded
+            # machine can take seconds to draw a frame)
             await pilot.pause(0.05)
             stream = screen.pane.streaming_view
             if stream is not None and "First" in stream.query_one(Markdown).source:

@@ -106,16 +106,16 @@ async def test_the_status_line_says_why_a_needed_capability_mark_is_missing() ->
         dialog.provider_id = "two"
         dialog.model_id = "plain"
         dialog.capability_requirement = Capability.TEXT | Capability.REASONING
-        screen._refresh_status()
+        screen.status_line.refresh_now()
         await pilot.pause()
         status = str(screen.status_line.content)
         assert "Thinker" in status and "needs R: Plain lacks it, so Thinker answers" in status
         center.get_provider("two").models = [models[0]]  # type: ignore[union-attr]
-        screen._refresh_status()
+        screen.status_line.refresh_now()
         await pilot.pause()
         assert "needs R: no model of Two has it" in str(screen.status_line.content)
         dialog.capability_requirement = Capability.TEXT
-        screen._refresh_status()
+        screen.status_line.refresh_now()
         await pilot.pause()
         assert "needs" not in str(screen.status_line.content)
 

@@ -1,87 +1,56 @@
 """The main screen: dialog tree, message pane, reasoning drawer, composer and status line.
 
-The screen owns the shown dialog and the runs. It is put together from parts, one module per job (see
-`main_base`); this module lays the widgets out and holds the keys, the panels and the escape key.
+The screen composes: it lays the widgets out, holds the screen-wide keys and routes the widgets' messages. The
+user's working state (the shown dialog, the runs, branches, the tree index) is the `Workbench`'s; each widget
+owns its own state and keys and follows the workbench's news by itself. The screen is the workbench's run host
+(runs go on in its workers) and sequences what spans widgets: opening a dialog shows it in the pane, then
+points the drawer at it; a branch is shown before its run starts.
 
 Nothing here talks to the network or the database directly: dialogs, search and persistence go through the
-engine's `Center`.
+engine's `Center`, via the workbench.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widget import Widget
+from textual.screen import Screen
 from textual.widgets import Footer
+from textual.worker import Worker
 
-from visindigo.engine import Center, Dialog
+from visindigo.engine import Center, Dialog, Message
 
-from .. import branches
-from ..generation import Runs
-from ..widgets.composer import Composer
-from ..widgets.dialog_tree import Sidebar
+from ..copy_actions import copy_last_answer, save_last_copy
+from ..messages import DialogsChanged, WorkbenchNews, listen
+from ..widgets.composer import Composer, ComposerInput
+from ..widgets.dialog_tree import DialogTree, Sidebar
 from ..widgets.message_pane import MessagePane
 from ..widgets.reasoning_drawer import ReasoningDrawer
 from ..widgets.status_line import StatusLine
-from .main_branching import BranchingPart
-from .main_copy import CopyPart
-from .main_dialogs import DialogsPart
-from .main_modals import ModalsPart
-from .main_palette import PalettePart
-from .main_resources import ResourcesPart
-from .main_runs import RunsPart
-from .main_status import StatusPart
-from .main_tree import TreePart
+from ..workbench import Runs, Workbench
+from ..workbench import events as news
+from . import main_modals as modals
+from .main_keys import BINDINGS, PALETTE, PaletteCommand, palette_commands
+from .main_modals import tell_refusals
+from .main_panels import Panels
+from .main_resources import ResourceAttaching
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
+    from textual.widgets import Markdown
+
+    from visindigo.engine.approval import Approval, ToolCallRequest
 
 
-class MainScreen(
-    DialogsPart, TreePart, RunsPart, StatusPart, BranchingPart, CopyPart, ModalsPart, PalettePart, ResourcesPart
-):
+class MainScreen(Screen[None]):
     """Where the user works. Every key below is also a command-palette entry (ctrl+p) and on the help (f1)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # Two bindings for esc: the footer shows "esc Cancel" only while there is something to cancel
-        # (check_action), and the second does the rest (close a panel, leave an edit, clear a search).
-        Binding("escape", "cancel", "Cancel", id="cancel"),
-        Binding("escape", "escape", "Close a panel, leave an edit or a search", show=False, id="escape"),
-        Binding("ctrl+n", "new_dialog", "New dialog", id="new-dialog"),
-        Binding("ctrl+r", "regenerate", "Regenerate", id="regenerate"),
-        Binding(
-            "alt+e", "edit_last", "Edit last question (↑ in an empty composer)", show=False, id="edit", priority=True
-        ),
-        Binding("f2", "pick_model", "Model", id="model-picker", priority=True),
-        Binding("f3", "providers", "Providers", show=False, id="providers", priority=True),
-        Binding("f4", "mcp_servers", "MCP servers", show=False, id="mcp-servers", priority=True),
-        Binding("f5", "skills", "Skills", show=False, id="skills", priority=True),
-        Binding("f6,ctrl+t", "templates", "Templates", show=False, id="templates", priority=True),
-        Binding("alt+a", "attach_resource", "Attach an MCP resource (also @ in the composer)", show=False,
-                id="attach-resource", priority=True),
-        Binding("f7", "rename", "Rename dialog", show=False, id="rename", priority=True),
-        Binding("f10,alt+p", "parameters", "Parameters", show=False, id="parameters", priority=True),
-        Binding("f8", "delete_dialog", "Delete dialog", show=False, id="delete-dialog", priority=True),
-        Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False, id="toggle-sidebar"),
-        Binding("f9,ctrl+g", "toggle_drawer", "Reasoning", show=False, id="toggle-drawer", priority=True),
-        Binding("ctrl+f,slash", "search", "Search dialogs", show=False, id="search"),
-        Binding("alt+y", "copy_last", "Copy last answer", show=False, id="copy-last", priority=True),
-        Binding(
-            "alt+s", "save_last_copy", "Save the last copy to a file", show=False, id="save-last-copy", priority=True
-        ),
-        Binding("alt+up", "tree_parent", "Parent dialog", show=False, id="parent-dialog", priority=True),
-        Binding("alt+down", "tree_child", "First branch of this dialog", show=False, id="child-dialog", priority=True),
-        Binding(
-            "alt+left", "tree_sibling(-1)", "Previous sibling dialog", show=False, id="previous-sibling", priority=True
-        ),
-        Binding("alt+right", "tree_sibling(1)", "Next sibling dialog", show=False, id="next-sibling", priority=True),
-        Binding("ctrl+l", "focus_composer", "Go to the composer", show=False, id="focus-composer"),
-        Binding("ctrl+o", "focus_messages", "Go to the messages", show=False, id="focus-messages"),
-        Binding("alt+t", "focus_tree", "Go to the dialog tree", show=False, id="focus-tree", priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = BINDINGS
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = PALETTE
 
     HORIZONTAL_BREAKPOINTS = [
         (0, "-narrow"),
@@ -89,23 +58,44 @@ class MainScreen(
         (120, "-wide"),
     ]
 
-    def __init__(self, center: Center, *, stream_fps: float = 4.0, dialog: Dialog | None = None) -> None:
+    def __init__(
+        self,
+        center: Center,
+        *,
+        stream_fps: float = 4.0,
+        dialog: Dialog | None = None,
+        services: modals.AppServices | None = None,
+    ) -> None:
         super().__init__()
-        self.center = center
-        self.runs = Runs()
-        self.pending_resources = {}
+        self.workbench = Workbench(center, dialog=dialog, host=self)
+        self.services = services
         self.stream_fps = max(0.5, min(60.0, stream_fps))
-        self.dialog: Dialog = dialog if dialog is not None else Dialog(center)
-        self.sidebar = Sidebar(id="sidebar")
-        self.pane = MessagePane(id="messages")
+        self.sidebar = Sidebar(self.workbench, id="sidebar")
+        self.pane = MessagePane(self.workbench, fps=self.stream_fps, id="messages")
         self.drawer = ReasoningDrawer(id="drawer")
         self.composer = Composer(id="composer")
-        self.status_line = StatusLine(id="status")
-        self._frame: Timer | None = None
-        self._ticker: Timer | None = None
-        self._tree_index = branches.TreeIndex.build([])
-        self._alternatives: dict[int, list[Dialog]] = {}
-        self._usage_cache: dict[str, tuple[int, tuple[int, int, bool]]] = {}
+        self.status_line = StatusLine(self.workbench, id="status")
+        self.resources = ResourceAttaching(self, self.workbench, self.composer)
+        self.panels = Panels(self, self.sidebar, self.drawer)
+        self._unsubscribe = lambda: None
+
+    @property
+    def center(self) -> Center:
+        return self.workbench.center
+
+    @property
+    def dialog(self) -> Dialog:
+        """The dialog on screen (its runs, and those of other dialogs, go on in workers)."""
+        return self.workbench.shown
+
+    @property
+    def runs(self) -> Runs:
+        return self.workbench.runs
+
+    @property
+    def pending_resources(self) -> dict[str, list[Any]]:
+        """MCP resources waiting to go with each dialog's next message (the workbench's)."""
+        return self.workbench.pending_resources
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -118,21 +108,211 @@ class MainScreen(
         yield Footer(compact=True, show_command_palette=True)
 
     async def on_mount(self) -> None:
-        self._frame = self.set_interval(1 / self.stream_fps, self._on_frame, pause=True, name="stream-frame")
-        self._ticker = self.set_interval(1.0, self._refresh_status, pause=True, name="status-ticker")
+        self._unsubscribe = listen(self, self.workbench, news.RunStarted, news.RunEnded)
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
         self.call_after_refresh(self._fill_sidebar)  # hundreds of dialogs: after the first frame
-        await self.visindigo.main_screen_ready(self)
+        if self.services is not None:
+            await self.services.main_screen_ready(self)
 
-    def _panel_over_messages(self) -> bool:
-        """A panel opened over the messages (narrow screens): esc closes it before anything else."""
-        return self.has_class("-narrow") and (self.has_class("-sidebar-open") or self.has_class("-drawer-open"))
+    def on_unmount(self) -> None:
+        self._unsubscribe()
+
+    def on_screen_resume(self) -> None:
+        """Back from a modal (providers, MCP servers, the model picker): the status line may say something new."""
+        self.status_line.refresh_now()
+
+    async def _fill_sidebar(self) -> None:
+        self.workbench.refresh_tree()
+        await self.sidebar.populate()  # draws the tree now, as the first thing after the first frame
+
+    def refresh_tree(self, select_id: str = "") -> None:
+        """Rebuild the tree index from the Center (the sidebar redraws itself)."""
+        self.workbench.refresh_tree(select_id)
+
+    # --- the workbench's run host --------------------------------------------------------------------------
+
+    def start(self, run: Coroutine[Any, Any, None], *, name: str, group: str) -> None:
+        self.run_worker(run, name=name, group=group, exclusive=True, exit_on_error=False,
+                        description="generating an answer")  # fmt: skip
+
+    def cancel(self, group: str) -> None:
+        self.workers.cancel_group(self, group)
+
+    async def approve(self, request: ToolCallRequest) -> Approval:
+        return await modals.approve(self.app, request)
+
+    def _in_worker(self, flow: Coroutine[Any, Any, None], group: str = "modal") -> Worker[None]:
+        """Run a flow that waits for a modal (push_screen_wait needs a worker); failures are reported."""
+        return self.run_worker(flow, group=group, exclusive=True, exit_on_error=False)
+
+    # --- showing dialogs -------------------------------------------------------------------------------------
+
+    async def open_dialog(self, dialog: Dialog, *, focus_index: int | None = None) -> None:
+        """Show `dialog` in the pane (its run goes on if it has one) and point the drawer at it."""
+        await self.pane.show(dialog, focus_index=focus_index)
+        self._now_showing(dialog)
+        run = self.runs.get(dialog.id)
+        if run is not None and run.streaming:
+            self.drawer.follow_run(run)
+        if focus_index is None or self.pane.cursor is None:
+            self.drawer.show_latest(dialog)
+
+    def _now_showing(self, dialog: Dialog) -> None:
+        if self.composer.editing_index is not None:
+            self.composer.stop_edit()
+        self.workbench.show(dialog)
+        self.status_line.refresh_now()
+
+    async def open_dialog_id(self, dialog_id: str, *, focus_index: int | None = None) -> None:
+        dialog = self.workbench.find(dialog_id)
+        if dialog is None:
+            self.notify("That dialog no longer exists.", severity="warning")
+            self.refresh_tree()
+            return
+        await self.open_dialog(dialog, focus_index=focus_index)
+
+    # --- what the widgets report ------------------------------------------------------------------------------
+
+    def on_workbench_news(self, message: WorkbenchNews) -> None:
+        event = message.event
+        self.refresh_bindings()  # "esc Cancel" in the footer while the shown dialog runs
+        if isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id != self.dialog.id:
+            self.notify(f"A run in another dialog failed: {event.error}", severity="error", markup=False)
+
+    @on(MessagePane.CursorMoved)
+    @on(MessagePane.StreamReport)
+    def _pane_reported(self, event: MessagePane.StreamReport | MessagePane.CursorMoved) -> None:
+        if event.pane is self.pane:
+            self.drawer.follow_pane(self.pane, event)
+            if isinstance(event, MessagePane.Frame):
+                self.status_line.refresh_now()
+
+    @on(MessagePane.DialogSwitched)
+    def _switched(self, event: MessagePane.DialogSwitched) -> None:
+        if event.pane is self.pane:
+            self._now_showing(event.dialog)
+
+    @on(MessagePane.EditRequested)
+    def _edit_requested(self, event: MessagePane.EditRequested) -> None:
+        self.start_edit(event.index)
+
+    @on(MessagePane.RegenerateRequested)
+    async def _regenerate_requested(self, event: MessagePane.RegenerateRequested) -> None:
+        await self.regenerate(event.index)
+
+    @on(ComposerInput.Submitted)
+    async def _submitted(self, event: ComposerInput.Submitted) -> None:
+        event.stop()
+        text = event.text
+        if not text.strip():
+            return
+        if self.composer.editing_index is not None:
+            index = self.composer.editing_index
+            self.composer.stop_edit(restore_draft=True)
+            await self.edit_message(index, text)
+            return
+        if self.composer.template is None:
+            await self.send(text)
+        else:  # "edit first" from the template form: still the template's message
+            self._send_edited_template(self.composer.template, text)
+
+    @tell_refusals
+    def _send_edited_template(self, template: Message, text: str) -> None:
+        self.workbench.refuse_while_running(self.dialog)
+        self.composer.stop_edit(restore_draft=True)
+        self.workbench.send_edited_template(template, text)
+
+    @on(ComposerInput.RecallRequested)
+    def _recall(self, event: ComposerInput.RecallRequested) -> None:
+        event.stop()
+        self.action_edit_last()
+
+    @on(DialogTree.OpenDialog)
+    async def _tree_open(self, event: DialogTree.OpenDialog) -> None:
+        focus = event.message_index if event.message_index >= 0 else None
+        await self.open_dialog_id(event.dialog_id, focus_index=focus)
+        if self.panels.close_sidebar_overlay():
+            self.composer.input.focus()
+
+    @on(DialogTree.DeleteRequested)
+    def _tree_delete(self, event: DialogTree.DeleteRequested) -> None:
+        self.delete_dialog(event.dialog_id)
+
+    def on_dialogs_changed(self, event: DialogsChanged) -> None:
+        self.refresh_tree(event.select_id)
+
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        event.stop()
+        self._in_worker(modals.confirm_link(self.app, event.href), group="link")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        modals.report_failure(self, event)
+
+    def on_composer_input_resource_requested(self, event: Any) -> None:
+        """`@` typed where a word starts: open the picker if this dialog has servers, else it is just an `@`."""
+        if self.resources.servers():
+            self.action_attach_resource()
+
+    # --- sending, branching, cancelling -----------------------------------------------------------------------
+
+    @tell_refusals
+    async def send(self, text: str | Message) -> None:
+        """Send the user's message (text, or a message such as a filled template) in the shown dialog."""
+        self.workbench.send(text)
+        if isinstance(text, str):
+            self.composer.clear()
+
+    async def _open_and_run(self, branch: Dialog) -> None:
+        await self.open_dialog(branch)
+        self.pane.follow()
+        self.workbench.start_run(branch)
+
+    @tell_refusals
+    async def regenerate(self, index: int | None = None) -> None:
+        """A new branch with another answer (or the same dialog again when it has no answer yet)."""
+        if (branch := self.workbench.regenerate(index)) is not None:
+            await self._open_and_run(branch)
+
+    def start_edit(self, index: int) -> None:
+        self.composer.start_edit(index, self.dialog.message_at(index).content)
+
+    @tell_refusals
+    async def edit_message(self, index: int, text: str) -> None:
+        """Branch before message `index` with `text` in its place, open the branch and run it."""
+        await self._open_and_run(self.workbench.edit(index, text))
+
+    def cancel_run(self, dialog_id: str) -> bool:
+        """Cancel the dialog's run (the status line says "cancelling…" until it has ended)."""
+        cancelled = self.workbench.cancel_run(dialog_id)
+        if cancelled and dialog_id == self.dialog.id:
+            self.status_line.refresh_now()
+        return cancelled
+
+    @tell_refusals
+    async def insert_template(self, messages: list[Message], send: bool) -> None:
+        """Add a filled template to the dialog and run it, or (edit first) put its text in the composer, from
+        where Enter sends the edited text as the same template message (named after the template)."""
+        last = self.workbench.add_template(messages, send=send)
+        if not send:
+            self.composer.start_template(last)
+
+    def delete_dialog(self, dialog_id: str) -> Worker[None]:
+        @tell_refusals
+        async def flow(self: MainScreen) -> None:
+            target = await modals.confirm_delete(self.app, self.workbench, dialog_id)
+            if target is not None:
+                await self.open_dialog(target)
+                self.refresh_tree()
+
+        return self._in_worker(flow(self), group="delete")
+
+    # --- screen-wide keys --------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":  # esc cancels (and the footer offers it) only while the shown dialog runs
             run = self.runs.get(self.dialog.id)
-            return run is not None and run.running and not run.cancelling and not self._panel_over_messages()
+            return run is not None and run.running and not run.cancelling and not self.panels.over_messages()
         return True
 
     async def action_cancel(self) -> None:
@@ -140,12 +320,11 @@ class MainScreen(
         self.refresh_bindings()
 
     async def action_escape(self) -> None:
-        if self._panel_over_messages():
-            self.remove_class("-sidebar-open", "-drawer-open")
+        if self.panels.over_messages():
+            self.panels.close_overlays()
             self.composer.input.focus()
-            self.refresh_bindings()
             return
-        if self.cancel_run(self.dialog.id):  # the status line says "cancelling…" until the run has ended
+        if self.cancel_run(self.dialog.id):
             self.refresh_bindings()
             return
         if self.composer.busy:
@@ -156,43 +335,104 @@ class MainScreen(
         self.composer.input.focus()
 
     async def action_new_dialog(self) -> None:
-        if self.dialog.message_count == 0 and not self._is_registered(self.dialog):
-            self.composer.input.focus()
-            return
-        fresh = Dialog(self.center)
-        fresh.provider_id = self.dialog.provider_id
-        fresh.model_id = self.dialog.model_id
-        await self.open_dialog(fresh)
-        self.refresh_tree()
+        fresh = self.workbench.new_dialog()
+        if fresh is not None:
+            await self.open_dialog(fresh)
+            self.refresh_tree()
         self.composer.input.focus()
 
+    async def action_regenerate(self) -> None:
+        cursor = self.pane.cursor
+        await self.regenerate(cursor.index if cursor is not None and self.focused is self.pane else None)
+
+    @tell_refusals
+    def action_edit_last(self) -> None:
+        cursor = self.pane.cursor
+        self.start_edit(self.workbench.editable_index(cursor.index if cursor is not None else None))
+
+    def action_pick_model(self) -> None:
+        self._in_worker(modals.pick_model(self.app, self.workbench))
+
+    def action_providers(self) -> None:
+        self._in_worker(modals.manage_providers(self.app, self.center))
+
+    def action_mcp_servers(self) -> None:
+        self._in_worker(modals.manage_mcp_servers(self.app, self._services(), self.center))
+
+    def action_skills(self) -> None:
+        self._in_worker(modals.manage_skills(self.app, self.center, self.dialog))
+
+    def action_package_tools(self) -> None:
+        self._in_worker(modals.manage_package_tools(self.app, self.center, self.dialog))
+
+    def action_templates(self) -> None:
+        async def flow() -> None:
+            chosen = await modals.choose_template(self.app, self._services(), self.dialog)
+            if chosen is not None:
+                await self.insert_template(*chosen)
+
+        self._in_worker(flow())
+
+    def action_parameters(self) -> None:
+        async def flow() -> None:
+            if await modals.edit_parameters(self.app, self.dialog):
+                self.status_line.refresh_now()
+
+        self._in_worker(flow())
+
+    def action_attach_resource(self) -> None:
+        self.resources.open_picker(self._services().install_tool_source)
+
+    def action_rename(self) -> None:
+        self._in_worker(modals.rename(self.app, self.workbench))
+
+    def action_delete_dialog(self) -> None:
+        self.delete_dialog(self.dialog.id)
+
+    def _services(self) -> modals.AppServices:
+        if self.services is None:
+            raise RuntimeError("this screen was made without the app's services")
+        return self.services
+
+    def action_copy_last(self) -> None:
+        copy_last_answer(self, self.workbench)
+
+    def action_save_last_copy(self) -> None:
+        save_last_copy(self, self.workbench)
+
+    async def _tree_jump(self, target: str | None, missing: str) -> None:
+        if target is None:
+            self.notify(missing)
+            return
+        await self.open_dialog_id(target)
+
+    async def action_tree_parent(self) -> None:
+        await self._tree_jump(self.workbench.parent_of(self.dialog.id), "This dialog is not a branch of another.")
+
+    async def action_tree_child(self) -> None:
+        await self._tree_jump(self.workbench.first_branch_of(self.dialog.id), "This dialog has no branches.")
+
+    async def action_tree_sibling(self, step: int) -> None:
+        await self._tree_jump(self.workbench.sibling_of(self.dialog.id, step), "No more dialogs on this level.")
+
+    def action_search(self) -> None:
+        self.panels.search()
+
     def action_toggle_sidebar(self) -> None:
-        self._toggle_panel("sidebar", self.sidebar)
-        if self.has_class("-sidebar-open"):
-            self.call_after_refresh(self.sidebar.dialog_tree.focus)  # once the panel is laid out
+        self.panels.toggle_sidebar()
 
     def action_toggle_drawer(self) -> None:
-        self._toggle_panel("drawer", self.drawer)
+        self.panels.toggle("drawer")
 
     def action_focus_tree(self) -> None:
-        """The dialog tree gets the keys, its panel opened first when it is hidden."""
-        if not self.sidebar.display:
-            self._toggle_panel("sidebar", self.sidebar)
-        self.call_after_refresh(self.sidebar.dialog_tree.focus)  # once the panel is laid out
-
-    def _toggle_panel(self, name: str, widget: Widget) -> None:
-        """Flip a panel: on a narrow screen an opened panel takes the whole width until closed again."""
-        shown = widget.display
-        if self.has_class("-narrow"):  # a temporary overlay: closing it returns to the automatic layout
-            self.set_class(not shown, f"-{name}-open")
-            self.remove_class(f"-{name}-closed")
-            self.refresh_bindings()  # esc closes the panel now, before it cancels
-        else:
-            self.set_class(not shown, f"-{name}-open")
-            self.set_class(shown, f"-{name}-closed")
+        self.panels.focus_tree()
 
     def action_focus_composer(self) -> None:
         self.composer.input.focus()
 
     def action_focus_messages(self) -> None:
         self.pane.focus()
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        """Every action of the screen (and of the message under the cursor), for the command palette."""
+        return palette_commands(self.BINDINGS, self.run_action, self.pane)

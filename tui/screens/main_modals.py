@@ -1,127 +1,208 @@
-"""The screens the main screen opens over itself: model picker, providers, MCP servers, skills, templates,
-the dialog's parameters and rename. Each is imported when first opened, so start-up does not load them."""
+"""The screens the main screen opens over itself, and what it does with their answers: model picker, providers,
+MCP servers, skills, templates, the dialog's parameters, rename, delete, a link to open, a tool call to approve.
+
+Each is a coroutine run in a worker of the main screen (a modal is waited for with `push_screen_wait`), given
+exactly what it works on. Each screen is imported when first opened, so start-up does not load them.
+"""
 
 from __future__ import annotations
 
-from textual import work
+import functools
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from visindigo.engine import Message
+from textual.app import App
+from textual.widget import Widget
+from textual.worker import Worker, WorkerState
 
-from .main_base import MainBase, title_for
+from visindigo.engine import Center, Dialog, Message
+from visindigo.engine.approval import Approval, ToolCallRequest
+
+from ..sanitize import clean_line
+from ..workbench import Refused, Workbench
+
+if TYPE_CHECKING:
+    from visindigo.engine.templates.library import TemplateLibrary
 
 
-class ModalsPart(MainBase):
-    """Opening the other screens and applying what they return."""
+F = TypeVar("F", bound=Callable[..., Any])
 
-    @work(group="modal", exclusive=True, exit_on_error=False)
-    async def action_pick_model(self) -> None:
-        from .model_picker import ModelPickerScreen
 
-        if not self.center.providers:
-            self.notify("No provider is configured yet: f3 opens the providers.", severity="warning")
-            return
-        dialog = self.dialog
-        picked = await self.app.push_screen_wait(
-            ModelPickerScreen(
-                self.center, dialog.provider_id, dialog.model_id, required=dialog.capability_requirement
-            )
+def tell_refusals(method: F) -> F:
+    """A method of a widget (sync or async) whose `Refused` becomes a notice to the user instead of an error."""
+
+    def tell(node: Widget, refused: Refused) -> None:
+        node.notify(str(refused), severity=refused.severity)  # type: ignore[arg-type]
+
+    if inspect.iscoroutinefunction(method):
+
+        @functools.wraps(method)
+        async def told_async(node: Widget, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await method(node, *args, **kwargs)
+            except Refused as refused:
+                tell(node, refused)
+
+        return cast(F, told_async)
+
+    @functools.wraps(method)
+    def told(node: Widget, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(node, *args, **kwargs)
+        except Refused as refused:
+            tell(node, refused)
+
+    return cast(F, told)
+
+
+class AppServices(Protocol):
+    """What the main screen needs from the application beyond Textual's `App` (the app passes itself; typed
+    here so that no screen imports the app)."""
+
+    async def main_screen_ready(self, screen: Any) -> None:
+        """The main screen is mounted and shows its first dialog (seed the demo, offer first-run setup)."""
+        ...
+
+    def install_tool_source(self) -> None: ...
+
+    def template_library(self) -> TemplateLibrary: ...
+
+    def template_files_word(self) -> str: ...
+
+
+async def pick_model(app: App[Any], workbench: Workbench) -> None:
+    from .model_picker import ModelPickerScreen
+
+    center = workbench.center
+    if not center.providers:
+        app.notify("No provider is configured yet: f3 opens the providers.", severity="warning")
+        return
+    dialog = workbench.shown
+    picked = await app.push_screen_wait(
+        ModelPickerScreen(center, dialog.provider_id, dialog.model_id, required=dialog.capability_requirement)
+    )
+    if picked is None:
+        return
+    provider_id, model_id = picked
+    workbench.set_model(dialog, provider_id, model_id)
+    app.notify(f"This dialog now uses {model_id} ({provider_id}).", markup=False)
+
+
+async def manage_providers(app: App[Any], center: Center) -> None:
+    from .providers import ProvidersScreen
+
+    await app.push_screen_wait(ProvidersScreen(center, center.paths))
+
+
+async def manage_mcp_servers(app: App[Any], services: AppServices, center: Center) -> None:
+    from .mcp_servers import MCPServersScreen
+
+    services.install_tool_source()  # servers added here must have a manager to run them
+    await app.push_screen_wait(MCPServersScreen(center))
+
+
+async def manage_skills(app: App[Any], center: Center, dialog: Dialog) -> None:
+    from .skills import SkillsScreen
+
+    # A dialog not sent yet keeps its skills and is saved with them by its first message.
+    await app.push_screen_wait(SkillsScreen(center, dialog))
+
+
+async def manage_package_tools(app: App[Any], center: Center, dialog: Dialog) -> None:
+    from .package_tools import PackageToolsScreen
+
+    await app.push_screen_wait(PackageToolsScreen(center, dialog))
+
+
+async def choose_template(app: App[Any], services: AppServices, dialog: Dialog) -> tuple[list[Message], bool] | None:
+    """The filled template's messages and whether to send them at once (None: the user gave up)."""
+    from .template_library import TemplateLibraryScreen
+
+    library, words = services.template_library(), services.template_files_word()
+    result = await app.push_screen_wait(TemplateLibraryScreen(library, dialog, files_word=words))
+    if result is None:
+        return None
+    return list(getattr(result, "messages", ()) or (result.message,)), bool(result.send)
+
+
+async def edit_parameters(app: App[Any], dialog: Dialog) -> bool:
+    """The dialog's generation parameters in a form; True when the user changed them."""
+    from .parameters import ParametersScreen
+
+    tools = [function.id for function in dialog.effective_functions()]
+    chosen = await app.push_screen_wait(ParametersScreen(dialog.parameters, tools, title=dialog.title))
+    if chosen is None:
+        return False
+    dialog.parameters = chosen  # stored with the dialog (a dialog not sent yet keeps them for its first run)
+    return True
+
+
+async def rename(app: App[Any], workbench: Workbench) -> None:
+    from .main_rename import RenameScreen
+
+    dialog = workbench.shown
+    if not workbench.is_registered(dialog):
+        app.notify("Send a message first; a new dialog is named after it.", severity="warning")
+        return
+    title = await app.push_screen_wait(RenameScreen(dialog.title))
+    if title is not None:
+        workbench.rename(dialog, title)
+
+
+async def confirm_delete(app: App[Any], workbench: Workbench, dialog_id: str) -> Dialog | None:
+    """Ask, then delete; the dialog's branches move up to its parent, so none is lost. Returns the dialog to
+    show instead when the deleted one was shown."""
+    from .confirm import ConfirmScreen
+
+    plan = workbench.delete_plan(dialog_id)
+    title = clean_line(plan.title) or "New dialog"
+    body = f"Delete “{title}” and its {plan.message_count} messages?"
+    if plan.branch_count:
+        body += f"\nIts {plan.branch_count} branch(es) stay and move up one level."
+    if not await app.push_screen_wait(ConfirmScreen("Delete dialog", body, "Delete", danger=True)):
+        return None
+    target = workbench.delete(dialog_id)
+    app.notify(f"Deleted “{title}”.", markup=False)
+    return target
+
+
+async def confirm_link(app: App[Any], href: str) -> None:
+    """Links in model text never open by themselves (Markdown(open_links=False)): ask first."""
+    from ..sanitize import clean
+    from .confirm import ConfirmScreen
+
+    href = clean(href)
+    if await app.push_screen_wait(
+        ConfirmScreen("Open link?", f"The model's text links to:\n\n{href}\n\nOpen it in your browser?", "Open")
+    ):
+        app.open_url(href)
+
+
+async def approve(app: App[Any], request: ToolCallRequest) -> Approval:
+    """The engine's approval callback: a modal, inside the run's worker."""
+    from .approval import ApprovalScreen
+
+    screen = ApprovalScreen(request)
+    try:
+        return await app.push_screen_wait(screen)
+    except BaseException:
+        if screen.is_attached and app.screen is screen:
+            app.pop_screen()
+        raise
+
+
+def report_failure(node: Widget, event: Worker.StateChanged) -> None:
+    """A worker that failed (a screen that could not open, a bug) is reported, never silently dropped.
+
+    Run workers report their own failures (`RunEnded`); this catches everything else.
+    """
+    if event.state is WorkerState.ERROR:
+        from ..sanitize import clean
+
+        error = event.worker.error
+        node.notify(
+            clean(f"{event.worker.name or 'a task'} failed: {type(error).__name__}: {error}"),
+            severity="error",
+            markup=False,
         )
-        if picked is None:
-            return
-        provider_id, model_id = picked
-        dialog.provider_id = provider_id
-        dialog.model_id = model_id
-        self.notify(f"This dialog now uses {model_id} ({provider_id}).", markup=False)
-        self._refresh_status()
-
-    @work(group="modal", exclusive=True, exit_on_error=False)
-    async def action_providers(self) -> None:
-        from .providers import ProvidersScreen
-
-        await self.app.push_screen_wait(ProvidersScreen(self.center, self.center.paths))
-        self._refresh_status()
-
-    @work(group="modal", exclusive=True, exit_on_error=False)
-    async def action_mcp_servers(self) -> None:
-        from .mcp_servers import MCPServersScreen
-
-        self.visindigo.install_tool_source()  # servers added here must have a manager to run them
-        await self.app.push_screen_wait(MCPServersScreen(self.center))
-        self._refresh_status()
-
-    @work(group="modal", exclusive=True, exit_on_error=False)
-    async def action_skills(self) -> None:
-        from .skills import SkillsScreen
-
-        # A dialog not sent yet keeps its skills and is saved with them by its first message.
-        await self.app.push_screen_wait(SkillsScreen(self.center, self.dialog))
-
-    @work(group="modal", exclusive=True, exit_on_error=False)
-    async def action_package_tools(self) -> None:
-        from .package_tools import PackageToolsScreen
-
-        await self.app.push_screen_wait(PackageToolsScreen(self.center, self.dialog))
-        self._refresh_status()
-
-    @work(group="modal", exclusive=True, exit_on_error=False)
-    async def action_templates(self) -> None:
-        from .template_library import TemplateLibraryScreen
-
-        library = self.visindigo.template_library()
-        words = self.visindigo.template_files_word()
-        result = await self.app.push_screen_wait(TemplateLibraryScreen(library, self.dialog, files_word=words))
-        if result is None:
-            return
-        messages = list(getattr(result, "messages", ()) or (result.message,))
-        await self.insert_template(messages, send=bool(result.send))
-
-    async def insert_template(self, messages: list[Message], *, send: bool) -> None:
-        """Add a filled template to the dialog and run it, or (edit first) put its text in the composer, from
-        where Enter sends the edited text as the same template message (named after the template).
-
-        Only a few-shot MCP prompt gives more than one message; all but the last go into the dialog either way.
-        """
-        dialog = self.dialog
-        if self._refuse_while_running():
-            return
-        *earlier, last = messages
-        if earlier or send:
-            if not self._is_registered(dialog):
-                self.center.add_dialog(dialog)
-            if not dialog.title:
-                dialog.title = title_for(last.content) or last.name
-            for message in earlier + ([last] if send else []):
-                dialog.append_message(message)
-                await self.pane.message_added(dialog.message_count - 1)
-            self.refresh_tree()
-        if not send:
-            self.composer.start_template(last)
-            return
-        await self.pane.clear_notice()
-        self.pane.follow()
-        self.start_run(dialog)
-
-    @work(group="modal", exclusive=True, exit_on_error=False)
-    async def action_parameters(self) -> None:
-        from .parameters import ParametersScreen
-
-        dialog = self.dialog
-        tools = [function.id for function in dialog.effective_functions()]
-        chosen = await self.app.push_screen_wait(ParametersScreen(dialog.parameters, tools, title=dialog.title))
-        if chosen is None:
-            return
-        dialog.parameters = chosen  # stored with the dialog (a dialog not sent yet keeps them for its first run)
-        self._refresh_status()
-
-    @work(group="modal", exclusive=True, exit_on_error=False)
-    async def action_rename(self) -> None:
-        from .main_rename import RenameScreen
-
-        if not self._is_registered(self.dialog):
-            self.notify("Send a message first; a new dialog is named after it.", severity="warning")
-            return
-        title = await self.app.push_screen_wait(RenameScreen(self.dialog.title))
-        if title is None:
-            return
-        self.center.rename_dialog(self.dialog.id, title)
-        self.refresh_tree()

@@ -1,95 +1,41 @@
-"""The message pane: the shown dialog's messages, one `MessageView` each, and the reply as it streams.
+"""The message pane: one dialog's messages, live while it runs, with a cursor and the keys that act on it.
 
-Long dialogs stay fast because only the last `BATCH` messages are mounted when a dialog opens; scrolling to
-the top (or moving the cursor past the first mounted message) mounts the batch before, keeping the view where
-it was. The pane is anchored to the bottom while the user has not scrolled up, so a streaming reply stays in
-sight without ever yanking the view away from someone reading above.
+A pane is bound to one dialog at a time (`show` rebinds it) and can be made for any dialog and mounted
+anywhere: it follows the workbench's news about its dialog, and draws what streamed in at its own frame rate
+(each redraw of a scrolling pane costs tens of KB of terminal output, so the frame rate is what bounds it). Two
+panes on two running dialogs stream side by side without knowing of each other.
 
-The pane is one focus stop. A cursor (↑/↓) picks the message that the keys act on and whose reasoning the
-drawer shows; requests (copy, edit, regenerate, alternatives) go to the screen as messages.
+The pane is one focus stop. A cursor (↑/↓) picks the message the keys act on and whose reasoning the drawer
+shows. The pane copies its messages and steps through its alternatives (◀ n/m ▶) itself; edit and regenerate,
+which involve the composer and the tree, go to the screen as messages. What it reports about its stream
+(opened, a frame drawn, an answer bound, the run over) is what the reasoning drawer and the status line follow.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
+import asyncio
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.content import Content
 from textual.message import Message as TextualMessage
-from textual.widgets import Static
+from textual.timer import Timer
 
-from visindigo.engine import Dialog, Message, Role
+from visindigo.engine import Dialog, Role
 
-from ..generation import RunState
+from ..copy_actions import copy_text, save_copy
+from ..messages import WorkbenchNews, listen
 from ..sanitize import clean
+from ..workbench import RunState, Workbench
+from ..workbench import events as news
+from .message_list import BATCH, EarlierMarker, MessageList, Notice
+
+__all__ = ["BATCH", "EarlierMarker", "MessagePane", "Notice"]
 
 if TYPE_CHECKING:
     from .message_view import MessageView
 
 
-def _message_view() -> type[MessageView]:
-    """The MessageView class, imported on first use: it brings the Markdown machinery (markdown-it, the code
-    highlighter), which an empty dialog does not need, so the first frame comes sooner."""
-    from .message_view import MessageView
-
-    return MessageView
-
-def _over_cap_run_continues(dialog: Dialog, index: int) -> bool:
-    """Whether message `index` is a "not run: over the cap" result following another one (see run_loop)."""
-    return (
-        index > 0
-        and bool(dialog.message_at(index).meta.get("over_cap"))
-        and bool(dialog.message_at(index - 1).meta.get("over_cap"))
-    )
-
-
-#: Messages mounted when a dialog opens, and per step when scrolling up.
-BATCH = 40
-#: How close to the top (in lines) scrolling must come to load the previous batch.
-LOAD_MARGIN = 2
-#: Lines of blank room left under a streaming reply before more is reserved (see `_reserve_room`).
-ROOM_MARGIN = 3
-
-
-class EarlierMarker(Static):
-    """The line above the first mounted message, saying how many earlier ones there are."""
-
-    DEFAULT_CSS = """
-    EarlierMarker {
-        color: $text-muted;
-        text-align: center;
-        width: 1fr;
-    }
-    """
-
-    def set_count(self, count: int) -> None:
-        self.display = count > 0
-        noun = "message" if count == 1 else "messages"
-        self.update(Content(f"↑ {count:,} earlier {noun}: scroll up or press Home to load them"))
-
-
-class Notice(Static):
-    """A line under the messages: a failed run's reason, or how a cancelled one ended."""
-
-    DEFAULT_CSS = """
-    Notice {
-        width: 1fr;
-        color: $text-error;
-        padding: 0 1;
-        margin: 0 0 1 4;
-        border-left: thick $error;
-    }
-    Notice.-info {
-        color: $text-muted;
-        border-left: thick $panel;
-    }
-    """
-
-
-class MessagePane(VerticalScroll, can_focus=True):
+class MessagePane(MessageList, can_focus=True):
     """The messages of one dialog.
 
     | key | action |
@@ -131,7 +77,7 @@ class MessagePane(VerticalScroll, can_focus=True):
     }
     """
 
-    # --- requests to the screen --------------------------------------------------------------------------
+    # --- what the pane tells its screen ----------------------------------------------------------------------
 
     class Request(TextualMessage):
         """Base of what the pane asks the screen to do; `index` is the message's index in the dialog."""
@@ -145,371 +91,186 @@ class MessagePane(VerticalScroll, can_focus=True):
         def control(self) -> MessagePane:
             return self.pane
 
-    class CopyRequested(Request):
-        """Copy `text` (or save it to a file when `save`); `what` names it for the notification."""
-
-        def __init__(self, pane: MessagePane, index: int, text: str, what: str, *, save: bool = False) -> None:
-            super().__init__(pane, index)
-            self.text = text
-            self.what = what
-            self.save = save
-
     class EditRequested(Request):
         """Edit the user's message at `index` (makes a branch)."""
 
     class RegenerateRequested(Request):
         """Regenerate the answer containing `index` (makes a branch)."""
 
-    class StepAlternative(Request):
-        """Open the previous (-1) or next (+1) alternative at `index`."""
+    class StreamReport(TextualMessage):
+        """Base of what the pane reports about its dialog's stream, which the drawer and the status line follow."""
 
-        def __init__(self, pane: MessagePane, index: int, step: int) -> None:
-            super().__init__(pane, index)
-            self.step = step
-
-    class CursorMoved(TextualMessage):
-        """The cursor moved: the drawer shows this message's reasoning (None: follow the latest answer)."""
-
-        def __init__(self, pane: MessagePane, view: MessageView | None) -> None:
+        def __init__(self, pane: MessagePane, dialog: Dialog) -> None:
             super().__init__()
             self.pane = pane
-            self.view = view
+            self.dialog = dialog
 
-        @property
-        def control(self) -> MessagePane:
-            return self.pane
+    class StreamStarted(StreamReport):
+        """A new answer began streaming (round `round` of the run)."""
+
+        def __init__(self, pane: MessagePane, dialog: Dialog, round: int) -> None:
+            super().__init__(pane, dialog)
+            self.round = round
+
+    class Frame(StreamReport):
+        """A frame drew new text or reasoning of `run`."""
+
+        def __init__(self, pane: MessagePane, dialog: Dialog, run: RunState) -> None:
+            super().__init__(pane, dialog)
+            self.run = run
+
+    class AnswerArrived(StreamReport):
+        """The answer at `index` is complete (the streamed view is bound to it)."""
+
+        def __init__(self, pane: MessagePane, dialog: Dialog, index: int) -> None:
+            super().__init__(pane, dialog)
+            self.index = index
+
+    class RunDone(StreamReport):
+        """The run of the pane's dialog is over and the pane shows its outcome."""
+
+    class DialogSwitched(TextualMessage):
+        """The pane stepped to an alternative and now shows `dialog`."""
+
+        def __init__(self, pane: MessagePane, dialog: Dialog) -> None:
+            super().__init__()
+            self.pane = pane
+            self.dialog = dialog
 
     # --- state -------------------------------------------------------------------------------------------
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.dialog: Dialog | None = None
-        self._first = 0
-        self._stream_view: MessageView | None = None
-        self._stream_round = 0
-        self._parts_shown = 0
-        self._alternatives: dict[int, tuple[int, int]] = {}
-        self._cursor: MessageView | None = None
-        self._loading = False
-        self._autoload_suspended = 0
-        self._marker = EarlierMarker(Content(""))
-
-    @property
-    def first_mounted(self) -> int:
-        """Index of the first message that has a view (earlier ones load on demand)."""
-        return self._first
-
-    @property
-    def views(self) -> list[MessageView]:
-        if "visindigo.tui.widgets.message_view" not in sys.modules:
-            return []
-        view_class = _message_view()
-        return [child for child in self.children if isinstance(child, view_class)]
-
-    def view_for(self, index: int) -> MessageView | None:
-        for view in self.views:
-            if view.index == index:
-                return view
-        return None
-
-    @property
-    def cursor(self) -> MessageView | None:
-        return self._cursor if self._cursor is not None and self._cursor.parent is self else None
-
-    @property
-    def streaming_view(self) -> MessageView | None:
-        return self._stream_view
-
-    # --- showing a dialog ----------------------------------------------------------------------------------
-
-    def _make_view(self, index: int) -> MessageView:
-        assert self.dialog is not None
-        message = self.dialog.message_at(index)
-        view = _message_view()(message, index)
-        if message.role is Role.TOOL:
-            name, arguments = self._call_of(index, message.tool_call_id)
-            view._tool_state.update(name=name, arguments=arguments)
-        if index in self._alternatives:
-            view._alternatives = self._alternatives[index]
-        return view
-
-    def _call_of(self, index: int, call_id: str) -> tuple[str, str]:
-        """The name and arguments of the call a tool result answers, from the assistant message before it."""
-        assert self.dialog is not None
-        for position in range(index - 1, max(-1, index - 64), -1):
-            message = self.dialog.message_at(position)
-            if message.role is Role.ASSISTANT and message.tool_calls:
-                for call in message.parsed_tool_calls():
-                    if call.get("id") == call_id:
-                        function = call.get("function") or {}
-                        return str(function.get("name") or ""), str(function.get("arguments") or "")
-                return message.name, ""
-        return "", ""
-
-    async def show(
-        self,
-        dialog: Dialog,
-        *,
-        alternatives: dict[int, tuple[int, int]] | None = None,
-        run: RunState | None = None,
-        focus_index: int | None = None,
+    def __init__(
+        self, workbench: Workbench, dialog: Dialog | None = None, *, fps: float = 4.0, id: str | None = None
     ) -> None:
-        """Replace what is shown with `dialog` (its last messages; down to `focus_index` if given)."""
-        await self.stop_stream()
-        self.dialog = dialog
-        self._alternatives = dict(alternatives or {})
-        self._cursor = None
-        count = dialog.message_count
-        start = max(0, count - BATCH)
-        if focus_index is not None:
-            start = max(0, min(start, focus_index - 2))
-        self._first = start
-        with self.app.batch_update():
-            await self.remove_children()
-            self._marker = EarlierMarker(Content(""))
-            self._marker.set_count(start)
-            views = [self._make_view(i) for i in range(start, count) if not _over_cap_run_continues(dialog, i)]
-            await self.mount_all([self._marker, *views])
-            if run is not None and run.running:
-                for call_id, (function_id, arguments) in run.running_tools.items():
-                    await self.tool_started(call_id, function_id, arguments)
-                if run.streaming:
-                    await self.open_stream(run.round)
+        super().__init__(id=id)
+        self.workbench = workbench
+        self.fps = max(0.5, min(60.0, fps))
+        self._initial = dialog
+        self._frame: Timer | None = None
+        self._unsubscribe = lambda: None
+        #: Views change in one task at a time: the pane's own (news, frames) or its screen's (`show`).
+        self._changing = asyncio.Lock()
+        self._reasoning_seen = (0, 0)
+
+    async def on_mount(self) -> None:
+        self._frame = self.set_interval(1 / self.fps, self._on_frame, pause=True, name="stream-frame")
+        self._unsubscribe = listen(self, self.workbench, news.RunEvent)
+        if self._initial is not None:
+            await self.show(self._initial)
+
+    def on_unmount(self) -> None:
+        self._unsubscribe()
+
+    def _run(self) -> RunState | None:
+        return self.workbench.runs.get(self.dialog.id) if self.dialog is not None else None
+
+    def _resume_frames(self) -> None:
+        if self._frame is not None:
+            self._frame.resume()
+
+    async def show(self, dialog: Dialog, *, focus_index: int | None = None) -> None:
+        """Bind the pane to `dialog`: its messages, ◀ n/m ▶ where it parts from its family, its live run."""
+        async with self._changing:
+            run = self.workbench.runs.get(dialog.id)
+            alternatives = self.workbench.positions(dialog)
+            await self.show_dialog(dialog, alternatives=alternatives, run=run, focus_index=focus_index)
+            if run is None:
+                return
+            run.notified = False
+            if run.streaming:
+                self._resume_frames()
+            elif run.outcome == "failed" and run.error:
+                await self.show_notice(f"The last run failed: {run.error}")
+
+    # --- the run, as the workbench reports it ---------------------------------------------------------------
+
+    async def on_workbench_news(self, message: WorkbenchNews) -> None:
+        event = message.event
+        if not isinstance(event, news.RunEvent) or self.dialog is None or event.dialog_id != self.dialog.id:
+            return
+        async with self._changing:
+            if self.dialog is not None and event.dialog_id == self.dialog.id:
+                await self._apply(event)
+
+    async def _apply(self, event: news.RunEvent) -> None:
+        assert self.dialog is not None
+        match event:
+            case news.TextArrived():
+                self._resume_frames()
+            case news.StreamOpened(round=round_number):
+                run = self._run()
+                if run is not None and run.notes:
+                    await self.show_notice("\n".join(run.notes), info=True)
+                else:
+                    await self.clear_notice()  # "waiting for …" is over
+                await self.open_stream(round_number)
+                self.post_message(self.StreamStarted(self, self.dialog, round_number))
+                self._resume_frames()
+            case news.StreamRestarted(round=round_number):
+                await self.restart_stream(round_number)
+                self.post_message(self.StreamStarted(self, self.dialog, round_number))
+                self._resume_frames()
+            case news.RunNoted(text=text, waiting=waiting):
+                run = self._run()
+                notes = [] if waiting or run is None else run.notes
+                await self.show_notice("\n".join(notes) or text, info=True)
+            case news.StreamClosed(round=round_number):
+                if (run := self._run()) is not None:
                     await self.flush(run)
-        if focus_index is not None and (view := self.view_for(focus_index)) is not None:
-            self.select_view(view, scroll=True)
-        else:
-            self.follow()
+                await self.stream_closed(round_number)
+            case news.MessageAdded(index=index):
+                await self.message_added(index)
+                if self.dialog.message_at(index).role is Role.ASSISTANT:
+                    self.post_message(self.AnswerArrived(self, self.dialog, index))
+            case news.MessageChanged(index=index):
+                await self.message_changed(index)
+            case news.ToolStarted(call_id=call_id, function_id=function_id, arguments=arguments):
+                await self.tool_started(call_id, function_id, arguments)
+            case news.ToolProgressed(call_id=call_id, text=text):
+                await self.tool_progressed(call_id, text)
+            case news.ToolFinished():
+                await self.tool_finished(event.call_id, event.result, event.is_error, event.duration)
+            case news.Sent():
+                await self.clear_notice()
+                self.follow()
+            case news.RunEnded(outcome=outcome, error=error):
+                await self._run_ended(outcome, error)
 
-    def follow(self) -> None:
-        """Stick to the bottom again (after sending, or when the user asks for the end)."""
-        self.anchor()
-        self.scroll_end(animate=False, immediate=False)
+    async def _run_ended(self, outcome: str, error: str) -> None:
+        assert self.dialog is not None
+        if (run := self._run()) is not None:
+            await self.flush(run)
+        await self.resync()
+        self.set_alternatives(self.workbench.positions(self.dialog))
+        notes = "\n".join(run.notes) + "\n" if run is not None and run.notes else ""
+        if outcome == "failed":
+            await self.show_notice(f"{notes}{error}\nFix the cause, then ctrl+r retries.")
+        elif outcome == "cancelled":
+            await self.show_notice(f"{notes}Cancelled; what arrived is kept (marked interrupted).", info=True)
+        elif notes:
+            await self.show_notice(notes.rstrip("\n"), info=True)
+        self.post_message(self.RunDone(self, self.dialog))
 
-    def set_alternatives(self, alternatives: dict[int, tuple[int, int]]) -> None:
-        self._alternatives = dict(alternatives)
-        for view in self.views:
-            if view.index is not None:
-                position, total = self._alternatives.get(view.index, (0, 0))
-                view.set_alternatives(position, total)
-
-    async def load_earlier(self, count: int = BATCH, *, keep_position: bool = True) -> int:
-        """Mount up to `count` messages before the first mounted one; returns how many were mounted.
-
-        With `keep_position` the view stays on what the user was reading (the new messages appear above it).
-        """
-        if self.dialog is None or self._first <= 0 or self._loading:
-            return 0
-        self._loading = True
-        try:
-            start = max(0, self._first - count)
-            views = [self._make_view(i) for i in range(start, self._first)]
-            before_height = self.virtual_size.height
-            before_scroll = self.scroll_y
-            first = self.views[0] if self.views else None
-            self._suspend_autoload()
-            if first is not None:
-                await self.mount_all(views, before=first)
-            else:
-                await self.mount_all(views)
-            self._first = start
-            self._marker.set_count(start)
-
-            def settle() -> None:
-                if keep_position:
-                    grown = self.virtual_size.height - before_height
-                    self.scroll_to(y=before_scroll + grown, animate=False, immediate=True)
-                self._resume_autoload()
-
-            self.call_after_refresh(settle)
-            return len(views)
-        finally:
-            self._loading = False
-
-    def _suspend_autoload(self) -> None:
-        self._autoload_suspended += 1
-
-    def _resume_autoload(self) -> None:
-        self._autoload_suspended = max(0, self._autoload_suspended - 1)
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        if self._autoload_suspended or self._loading or self._first <= 0:
+    async def _on_frame(self) -> None:
+        """Draw what streamed in since the last frame (the only place streamed text reaches the screen)."""
+        run = self._run()
+        if run is None:
+            if self._frame is not None:
+                self._frame.pause()
             return
-        if new_value <= LOAD_MARGIN < old_value:
-            self.run_worker(self.load_earlier(), group="load-earlier", exclusive=True, exit_on_error=False)
+        async with self._changing:
+            run.notified = False
+            changed = await self.flush(run)
+        reasoning = (run.round, len(run.reasoning_parts))
+        if reasoning != self._reasoning_seen:
+            self._reasoning_seen = reasoning
+            changed = True
+        if changed and self.dialog is not None:
+            self.post_message(self.Frame(self, self.dialog, run))
+        elif self._frame is not None:
+            self._frame.pause()
 
-    def _scroll_quietly(self, scroll: Callable[[], object]) -> None:
-        """Scroll without that counting as the user reaching the top (which loads earlier messages)."""
-        self._suspend_autoload()
-        scroll()
-        self.call_after_refresh(self._resume_autoload)
-
-    # --- live updates from a run ----------------------------------------------------------------------------
-
-    def _unbound(self) -> MessageView | None:
-        """The first view not yet bound to a message (a streaming reply or a running tool)."""
-        for view in self.views:
-            if view.index is None:
-                return view
-        return None
-
-    async def message_added(self, index: int) -> None:
-        """The dialog gained message `index`: bind the view waiting for it, or mount a new one."""
-        if self.dialog is None or index < self._first:
-            return
-        message = self.dialog.message_at(index)
-        if _over_cap_run_continues(self.dialog, index):  # one block stands for all the calls over the cap
-            return
-        if self.view_for(index) is not None:
-            return
-        stream = self._stream_view
-        if message.role is Role.ASSISTANT and stream is not None and stream.index is None:
-            self._stream_view = None
-            await stream.finish(message, index)
-            self._apply_alternatives(stream)
-            return
-        if message.role is Role.TOOL:
-            for view in self.views:
-                if view.index is None and view.call_id and view.call_id == message.tool_call_id:
-                    view.index = index
-                    await view.update_message(message)
-                    self._apply_alternatives(view)
-                    return
-        view = self._make_view(index)
-        waiting = self._unbound()
-        if waiting is not None:
-            await self.mount(view, before=waiting)
-        else:
-            await self.mount(view)
-
-    def _apply_alternatives(self, view: MessageView) -> None:
-        if view.index is not None and view.index in self._alternatives:
-            view.set_alternatives(*self._alternatives[view.index])
-
-    async def message_changed(self, index: int) -> None:
-        view = self.view_for(index)
-        if view is not None and self.dialog is not None:
-            await view.update_message(self.dialog.message_at(index))
-
-    async def open_stream(self, round_number: int) -> None:
-        """A new answer begins: mount a streaming view at the bottom."""
-        await self.stop_stream()
-        view = _message_view()(Message(Role.ASSISTANT, ""), None, streaming=True)
-        await self.mount(view)
-        view.start_stream()
-        self._stream_view = view
-        self._stream_round = round_number
-        self._parts_shown = 0
-
-    async def flush(self, run: RunState) -> bool:
-        """Show the text that arrived since the last flush; False when there was none."""
-        view = self._stream_view
-        if view is None or run.round != self._stream_round or not run.streaming:
-            return False
-        parts = run.text_parts
-        if len(parts) <= self._parts_shown:
-            return False
-        fresh = "".join(parts[self._parts_shown :])
-        self._parts_shown = len(parts)
-        self._reserve_room(view)
-        await view.write(fresh)
-        return True
-
-    def _reserve_room(self, view: MessageView) -> None:
-        """Jump scrolling: keep blank room under a streaming reply, so it grows without scrolling the pane.
-
-        Scrolling moves every line of the pane, so the terminal must redraw all of it (~30 KB at 120×40) for
-        each frame; growing into blank room redraws only the lines that changed. When the room is nearly used
-        up, it is renewed with half a pane more, which scrolls once. Only while the pane follows the bottom.
-        """
-        if not self.is_anchored or self._anchor_released:
-            return
-        used, reserved = view.streamed_lines()
-        if reserved - used > ROOM_MARGIN:
-            return
-        room = max(ROOM_MARGIN * 2, self.size.height // 2)
-        view.reserve_lines(used + room)
-
-    async def restart_stream(self, round_number: int) -> None:
-        """What streamed so far was not the answer after all: drop it and stream the round again from empty."""
-        view = self._stream_view
-        self._stream_view = None
-        if view is not None:
-            await view.abandon()
-        await self.open_stream(round_number)
-
-    async def stream_closed(self, round_number: int) -> None:
-        """A round ended; a streaming view that got no message (an empty answer) goes away."""
-        view = self._stream_view
-        if view is not None and round_number == self._stream_round and view.index is None:
-            self._stream_view = None
-            await view.abandon()
-
-    async def stop_stream(self) -> None:
-        view = self._stream_view
-        self._stream_view = None
-        if view is not None:
-            await view.stop_stream()
-
-    async def tool_started(self, call_id: str, function_id: str, arguments: dict[str, object]) -> None:
-        """Mount a running tool block, once: `show` may already have mounted it from the run's state (the dialog
-        was opened between the call starting and this message arriving)."""
-        if any(view.index is None and view.call_id == call_id for view in self.views):
-            return  # (a finished call of an earlier round may have used the same id: that one has an index)
-        view = _message_view()(Message(Role.TOOL, "", tool_call_id=call_id, name=function_id), None)
-        view._tool_state.update(name=function_id, arguments=arguments, running=True)
-        await self.mount(view)
-
-    async def tool_progressed(self, call_id: str, text: str) -> None:
-        for view in self.views:
-            if view.index is None and view.call_id == call_id:
-                await view.set_tool_state(progress=text)
-                return
-
-    async def tool_finished(self, call_id: str, result: str, is_error: bool, duration: float) -> None:
-        for view in self.views:
-            if view.index is None and view.call_id == call_id:  # not a finished call of an earlier round
-                await view.set_tool_state(running=False, result=result, is_error=is_error, duration=duration)
-                return
-
-    async def resync(self) -> None:
-        """After a run: drop views that got no message and mount messages that have no view yet."""
-        if self.dialog is None:
-            return
-        await self.stop_stream()
-        for view in self.views:
-            if view.index is None:
-                await view.remove()
-        count = self.dialog.message_count
-        bound = [v.index for v in self.views if v.index is not None]
-        if any(i >= count for i in bound):
-            await self.show(self.dialog, alternatives=self._alternatives)
-            return
-        last = max(bound, default=self._first - 1)
-        for index in range(last + 1, count):
-            await self.message_added(index)
-
-    async def show_notice(self, text: str, *, info: bool = False) -> None:
-        await self.clear_notice()
-        await self.mount(Notice(Content(clean(text)), classes="-info" if info else ""))
-
-    async def clear_notice(self) -> None:
-        await self.query(Notice).remove()
-
-    # --- the cursor ------------------------------------------------------------------------------------------
-
-    def select_view(self, view: MessageView | None, *, scroll: bool = True) -> None:
-        previous = self.cursor
-        if previous is not None:
-            previous.set_cursor(False)
-        self._cursor = view
-        if view is not None:
-            view.set_cursor(True)
-            if scroll:
-                top = view.outer_size.height > self.size.height
-                self._scroll_quietly(lambda: self.scroll_to_widget(view, animate=False, top=top))
-        self.post_message(self.CursorMoved(self, view))
+    # --- the cursor and the keys -------------------------------------------------------------------------------
 
     def on_focus(self) -> None:
         if self.cursor is None and self.views:
@@ -556,11 +317,12 @@ class MessagePane(VerticalScroll, can_focus=True):
 
     def action_copy(self) -> None:
         if (view := self._target()) is not None and view.index is not None:
-            self.post_message(self.CopyRequested(self, view.index, view.copy_text(), "message"))
+            copy_text(self, self.workbench, view.copy_text(), "message")
 
     def action_save(self) -> None:
         if (view := self._target()) is not None and view.index is not None:
-            self.post_message(self.CopyRequested(self, view.index, view.copy_text(), "message", save=True))
+            title = self.dialog.title if self.dialog is not None else ""
+            save_copy(self, self.workbench, view.copy_text(), "message", title)
 
     def action_copy_code(self, number: int) -> None:
         from ..clipboard import code_blocks
@@ -573,7 +335,7 @@ class MessagePane(VerticalScroll, can_focus=True):
             have = f"it has {len(blocks)}" if blocks else "it has none"
             self.notify(f"This message has no code block {number} ({have}).", severity="warning")
             return
-        self.post_message(self.CopyRequested(self, view.index, clean(blocks[number - 1]), f"code block {number}"))
+        copy_text(self, self.workbench, clean(blocks[number - 1]), f"code block {number}")
 
     def action_edit(self) -> None:
         view = self._target()
@@ -588,22 +350,54 @@ class MessagePane(VerticalScroll, can_focus=True):
         if (view := self._target()) is not None and view.index is not None:
             self.post_message(self.RegenerateRequested(self, view.index))
 
-    def action_step(self, step: int) -> None:
+    async def action_step(self, step: int) -> None:
         view = self._target()
         if view is None or view.index is None:
             return
         if view.alternatives is None:
             self.notify("No alternatives here: ◀ n/m ▶ marks the messages where branches part.")
             return
-        self.post_message(self.StepAlternative(self, view.index, step))
+        await self.step_alternative(view.index, step)
+
+    async def step_alternative(self, index: int, step: int) -> None:
+        """Show the previous (-1) or next (+1) dialog that parts from this one at message `index`."""
+        if self.dialog is None:
+            return
+        target = self.workbench.step_alternative(self.dialog, index, step)
+        if target is None:
+            return
+        await self.show(target, focus_index=index)
+        self.focus()
+        self.post_message(self.DialogSwitched(self, target))
+        self.call_after_refresh(self._reveal_alternatives, index)
+
+    def _reveal_alternatives(self, index: int, tries: int = 10) -> None:
+        """Bring ◀ n/m ▶ of message `index` on screen: an answer taller than the pane opens at its top, which
+        left the marker (at its end) below the fold, so the user could not tell which alternative was shown."""
+        from .message_view import AlternativeSwitch  # Markdown's module: not on the start-up path
+
+        view = self.view_for(index)
+        switches = view.query(AlternativeSwitch) if view is not None else None
+        if not switches:
+            return
+        switch = switches.first()
+        if not switch.region.area:  # not laid out yet (the pane was just filled): after the next refresh
+            if tries > 0:
+                self.call_after_refresh(self._reveal_alternatives, index, tries - 1)
+            return
+        if self.region.contains_region(switch.region):
+            return
+        self.anchor(False)  # the pane stuck to the end of the dialog would scroll straight back
+        # the marker on the pane's last line, under the end of the answer it belongs to
+        content_y = switch.region.y - self.region.y + self.scroll_y
+        self.scroll_to(y=max(0, content_y - self.scrollable_content_region.height + 1), animate=False, immediate=True)
 
     def action_toggle_tool(self) -> None:
         if (view := self._target()) is not None:
             view.toggle_tool()
 
-    def on_message_view_step_alternative(self, event: MessageView.StepAlternative) -> None:
+    async def on_message_view_step_alternative(self, event: MessageView.StepAlternative) -> None:
         event.stop()
         if event.view.index is not None:
             self.select_view(event.view, scroll=False)
-            self.post_message(self.StepAlternative(self, event.view.index, event.step))
-
+            await self.step_alternative(event.view.index, event.step)

@@ -13,7 +13,6 @@ and `finish` binds it to the message the dialog appended and renders it once in 
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from textual.app import ComposeResult
@@ -31,13 +30,10 @@ from visindigo.engine import Message, Role
 from ..sanitize import StreamCleaner, clean
 from .live_markdown import LiveMarkdown
 from .long_text import FOLD_LIMIT, MARKDOWN_LIMIT, FoldNote, LongText, fold
+from .tool_block import call_signature, tool_block
 
-#: Characters of a tool result or arguments shown in a block; the model received all of it.
-TOOL_TEXT_LIMIT = 20_000
 #: Tool calls of one reply listed under it; the rest are counted.
 CALLS_SHOWN = 12
-#: Characters of a tool call summary in the block's title line.
-SUMMARY_LIMIT = 60
 
 GUTTER = {
     Role.USER: "you",
@@ -46,43 +42,6 @@ GUTTER = {
     Role.TOOL: "⚙",
     Role.SYSTEM: "sys",
 }
-
-
-def clip(text: str, limit: int) -> str:
-    """At most `limit` characters, saying how many were left out."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}\n… ({len(text) - limit:,} more characters)"
-
-
-def one_line(text: str, limit: int = SUMMARY_LIMIT) -> str:
-    """A single-line summary of `text` for a title bar."""
-    flat = " ".join(clean(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def format_arguments(arguments: dict[str, Any] | str) -> str:
-    """Arguments as indented JSON for the block's body (text that is not JSON is shown as it is)."""
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
-            return clean(str(arguments))
-    if not arguments:
-        return "(no arguments)"
-    try:
-        return clean(json.dumps(arguments, indent=2, ensure_ascii=False))
-    except (TypeError, ValueError):
-        return clean(repr(arguments))
-
-
-def format_duration(seconds: object) -> str:
-    """How long a tool call took, as its block's title shows it ("" when unknown: older stored results)."""
-    if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds < 0:
-        return ""
-    if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
-    return f"{seconds:.1f} s" if seconds < 100 else f"{seconds:.0f} s"
 
 
 #: How an answer the provider stopped early is marked, by the provider's finish reason (OpenAI's and
@@ -94,32 +53,6 @@ CUT_SHORT = {
     "content_filter": "stopped by a content filter",
     "refusal": "stopped: the model refused (content filter)",
 }
-
-
-def looks_like_error(result: str) -> bool:
-    """Whether a stored tool result is one of the engine's error results (`{"error": ...}`: invalid arguments,
-    a failed or unknown tool, a denied or cancelled call), for messages that no longer carry the live flag."""
-    if not result.startswith("{") or '"error"' not in result:
-        return False
-    try:
-        value = json.loads(result)
-    except ValueError:
-        return False
-    return isinstance(value, dict) and set(value) == {"error"}
-
-
-def call_signature(name: str, arguments: dict[str, Any] | str) -> str:
-    """`name(key="value", ...)`, shortened, as the block's title shows it."""
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
-            return f"{clean(name)}({one_line(str(arguments), 30)})"
-    if isinstance(arguments, dict):
-        inner = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
-    else:
-        inner = json.dumps(arguments, ensure_ascii=False)
-    return f"{clean(name)}({one_line(inner, 40)})"
 
 
 class AlternativeSwitch(Horizontal):
@@ -157,16 +90,6 @@ class AlternativeSwitch(Horizontal):
         view = next((a for a in self.ancestors if isinstance(a, MessageView)), None)
         if view is not None:
             view.post_message(MessageView.StepAlternative(view, -1 if widget.has_class("previous") else 1))
-
-
-class ToolBody(Vertical):
-    """Arguments and result of a tool call, inside the collapsible block."""
-
-    DEFAULT_CSS = """
-    ToolBody { height: auto; }
-    ToolBody > .label { color: $text-muted; }
-    ToolBody > .code { background: $background; padding: 0 1; }
-    """
 
 
 class MessageView(Widget):
@@ -298,7 +221,7 @@ class MessageView(Widget):
             if len(calls) > CALLS_SHOWN:
                 yield Static(Content(f"→ … and {len(calls) - CALLS_SHOWN:,} more calls"), classes="plain calls")
         elif message.role is Role.TOOL:
-            yield self._tool_block()
+            yield tool_block(self.message, self._tool_state)
         else:
             text, hidden = self._shown(message.content)
             if message.role is Role.PROMPT and message.name:
@@ -486,33 +409,6 @@ class MessageView(Widget):
         await self.recompose_body()
 
     # --- tool calls ----------------------------------------------------------------------------------------
-
-    def _tool_block(self) -> Collapsible:
-        state = self._tool_state
-        name = str(state.get("name") or self.message.name or self.message.meta.get("function_id") or "tool")
-        arguments = state.get("arguments", self.message.meta.get("arguments", ""))
-        running = bool(state.get("running"))
-        result = state.get("result", self.message.content)
-        is_error = bool(state.get("is_error", self.message.meta.get("is_error", looks_like_error(str(result)))))
-        duration = state.get("duration", self.message.meta.get("duration"))
-        if self.message.meta.get("over_cap"):
-            name = "not run"
-            arguments = "over the max_tool_calls cap: these calls and the ones after it got that as their result"
-        if running:
-            tail = str(state.get("progress") or "running…")
-        else:  # the duration before the result, so a long result cut off at the edge does not hide it
-            took = format_duration(duration)
-            tail = (f"{took}  " if took else "") + ("✗ " if is_error else "→ ") + one_line(str(result), 40)
-        title = Content.assemble(call_signature(name, arguments), ("  ", ""), tail)
-        body = ToolBody(
-            Static(Content("arguments"), classes="label"),
-            Static(Content(clip(format_arguments(arguments), TOOL_TEXT_LIMIT)), classes="code"),
-            Static(Content("error" if is_error else "result"), classes="label"),
-            Static(Content(clip(clean(str(result)), TOOL_TEXT_LIMIT) or "(empty)"), classes="code"),
-        )
-        classes = "-error" if is_error else ("-running" if running else "")
-        block = Collapsible(body, title=title, collapsed=True, classes=classes)  # type: ignore[arg-type]
-        return block
 
     async def set_tool_state(self, **state: Any) -> None:
         """Update a tool block: name, arguments, running, result, is_error, duration."""

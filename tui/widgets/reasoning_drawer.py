@@ -12,7 +12,16 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from visindigo.engine import Dialog, Role
+
 from ..sanitize import StreamCleaner, clean
+from ..workbench import RunState
+from .message_pane import MessagePane
+
+
+def drawer_title(index: int) -> str:
+    """The drawer's one-line title for message `index` (the model is in the status line: no room for it)."""
+    return f"reasoning · message {index + 1}"
 
 
 class ReasoningDrawer(Vertical):
@@ -78,6 +87,66 @@ class ReasoningDrawer(Vertical):
         self._title.update(Content(title))
         self._render_text()
         self._scroll.scroll_home(animate=False, immediate=True)
+
+    def show_latest(self, dialog: Dialog) -> None:
+        """The reasoning of the dialog's last answer."""
+        index = dialog.find_last_assistant_message()
+        if index >= 0:
+            self.show(dialog.message_at(index).reasoning, drawer_title(index))
+        else:
+            self.show("", "reasoning")
+
+    def show_at(self, dialog: Dialog, index: int) -> None:
+        """The reasoning of the answer at `index`; on a question or a tool result, that of the answer that follows
+        it (never what it showed before, which may belong to another dialog)."""
+        answer = index
+        for position in range(index, dialog.message_count):
+            role = dialog.message_at(position).role
+            if role is Role.ASSISTANT:
+                answer = position
+                break
+            if position > index and role in (Role.USER, Role.PROMPT):
+                break
+        message = dialog.message_at(answer)
+        self.show(message.reasoning if message.role is Role.ASSISTANT else "", drawer_title(answer))
+
+    def follow_pane(self, pane: MessagePane, report: MessagePane.StreamReport | MessagePane.CursorMoved) -> None:
+        """Keep showing the reasoning of what `pane` is on: the answer under its cursor, or the one streaming."""
+        match report:
+            case MessagePane.CursorMoved(view=view) if view is not None and report.dialog is not None:
+                if view.index is not None:
+                    self.show_at(report.dialog, view.index)
+                elif (run := pane.workbench.runs.get(report.dialog.id)) is not None and run.streaming:
+                    self.follow_run(run)
+            case MessagePane.StreamStarted(round=round_number):
+                if self._follows_stream(pane, report.dialog):
+                    self.start_stream(round_number)
+            case MessagePane.Frame(run=run):
+                self.feed(run.round, run.reasoning_parts)
+            case MessagePane.AnswerArrived(index=index) if self.source == "stream":
+                self.show(report.dialog.message_at(index).reasoning, drawer_title(index))
+            case MessagePane.RunDone() if self.source == "stream":
+                self.show_latest(report.dialog)
+
+    def _follows_stream(self, pane: MessagePane, dialog: Dialog) -> bool:
+        """The drawer follows the answer being generated unless the user put the cursor on an older message.
+
+        The cursor on the question just sent, or on the message that was last before it, is not "older": the
+        user was reading the end of the dialog, and that is where the answer appears. Nor is a drawer that
+        shows the latest answer (it followed the last run to its end), wherever the cursor was left.
+        """
+        cursor = pane.cursor
+        if self.source == "stream" or cursor is None or cursor.index is None:
+            return True
+        if cursor.index >= dialog.message_count - 2:
+            return True
+        latest = dialog.find_last_assistant_message()
+        return latest >= 0 and self.title == drawer_title(latest)
+
+    def follow_run(self, run: RunState) -> None:
+        """Show the reasoning of the answer `run` is streaming, from its beginning."""
+        self.start_stream(run.round)
+        self.feed(run.round, run.reasoning_parts)
 
     def start_stream(self, round_number: int, title: str = "reasoning · live") -> None:
         self.source = "stream"

@@ -1,35 +1,25 @@
 """The status line: provider · model · capability marks · parameters · tokens in/out · live tokens per second.
 
 Token figures the server did not report (llama.cpp's server sends no usage) are the client's estimate and carry
-a `~` (`in ~120 out ~42`)."""
+a `~` (`in ~120 out ~42`).
+
+It follows the workbench about the shown dialog: redrawn when its run starts, reports usage or ends, when
+another dialog is shown or its model changes, and once a second while it runs (the figures come from
+`workbench.status`). The screen also asks for a redraw on each frame a stream draws.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.content import Content
+from textual.timer import Timer
 from textual.widget import Widget
 
+from ..messages import WorkbenchNews, listen
 from ..sanitize import clean_line
+from ..workbench import StatusInfo, Workbench
+from ..workbench import events as news
 
-
-@dataclass(frozen=True, slots=True)
-class StatusInfo:
-    provider: str = ""
-    model: str = ""
-    marks: str = ""
-    input_tokens: int = 0
-    output_tokens: int = 0
-    tokens_per_second: float = 0.0
-    state: str = ""
-    #: The speed is the last answer's final figure (no answer is streaming now).
-    speed_is_final: bool = False
-    #: Why a capability mark the dialog needs is missing ("" when none is).
-    note: str = ""
-    #: Some token figure is the client's estimate (the server reported none): shown with a `~`.
-    estimated: bool = False
-    #: The dialog's generation parameters that are set, compactly (`max 256 · t 0.7`).
-    parameters: str = ""
+__all__ = ["StatusInfo", "StatusLine"]
 
 
 def _count(value: int) -> str:
@@ -59,16 +49,52 @@ class StatusLine(Widget):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, workbench: Workbench, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.workbench = workbench
         self.info = StatusInfo()
         self.content = Content("")
         #: Shown first on the line for as long as the app runs, e.g. "read-only" (a served tab beside a writer).
         self.note = ""
         self._shown_note = ""
+        self._ticker: Timer | None = None
+        self._unsubscribe = lambda: None
+
+    def on_mount(self) -> None:
+        self._ticker = self.set_interval(1.0, self.refresh_now, pause=True, name="status-ticker")
+        self._unsubscribe = listen(
+            self, self.workbench, news.RunStarted, news.RunEnded, news.UsageChanged, news.ShownChanged,
+            news.DialogChanged, news.RunNoted, news.StreamOpened,
+        )  # fmt: skip
+
+    def on_unmount(self) -> None:
+        self._unsubscribe()
 
     def render(self) -> Content:
         return self.content
+
+    def refresh_now(self) -> None:
+        """Redraw from the workbench's figures for the shown dialog."""
+        self.show(self.workbench.status())
+
+    def on_workbench_news(self, message: WorkbenchNews) -> None:
+        event = message.event
+        shown = self.workbench.shown.id
+        if isinstance(event, news.RunStarted | news.RunEnded) and event.dialog_id == shown:
+            running = isinstance(event, news.RunStarted)
+        elif isinstance(event, news.ShownChanged) or (
+            isinstance(event, news.UsageChanged | news.DialogChanged | news.RunNoted | news.StreamOpened)
+            and event.dialog_id == shown
+        ):
+            running = self.workbench.runs.is_running(shown)
+        else:
+            return
+        self._tick(running)
+        self.refresh_now()
+
+    def _tick(self, running: bool) -> None:
+        if self._ticker is not None:
+            self._ticker.resume() if running else self._ticker.pause()
 
     def show(self, info: StatusInfo) -> None:
         if info == self.info and self.content.plain and self._shown_note == self.note:

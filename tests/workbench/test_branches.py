@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from visindigo.engine import Center, Dialog, Message, Role
-from visindigo.tui import branches
+from visindigo.tui.workbench import branches
 
 
 def _dialog(center: Center, *contents: tuple[Role, str]) -> Dialog:

@@ -1,0 +1,437 @@
+"""The views of one dialog's messages, mounted lazily, and the reply that is streaming into them.
+
+Long dialogs stay fast because only the last `BATCH` messages are mounted when a dialog opens; scrolling to
+the top (or moving the cursor past the first mounted message) mounts the batch before, keeping the view where
+it was. The list is anchored to the bottom while the user has not scrolled up, so a streaming reply stays in
+sight without ever yanking the view away from someone reading above.
+
+This is the drawing half of `MessagePane`: it is told what changed (a message added, a stream opened, text to
+flush) and keeps the views in step. Which dialog, which run and which keys are the pane's.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.message import Message as TextualMessage
+from textual.widgets import Static
+
+from visindigo.engine import Dialog, Message, Role
+
+from ..sanitize import clean
+from ..workbench import RunState
+
+if TYPE_CHECKING:
+    from .message_view import MessageView
+
+
+def _message_view() -> type[MessageView]:
+    """The MessageView class, imported on first use: it brings the Markdown machinery (markdown-it, the code
+    highlighter), which an empty dialog does not need, so the first frame comes sooner."""
+    from .message_view import MessageView
+
+    return MessageView
+
+
+def _over_cap_run_continues(dialog: Dialog, index: int) -> bool:
+    """Whether message `index` is a "not run: over the cap" result following another one (see run_loop)."""
+    return (
+        index > 0
+        and bool(dialog.message_at(index).meta.get("over_cap"))
+        and bool(dialog.message_at(index - 1).meta.get("over_cap"))
+    )
+
+
+#: Messages mounted when a dialog opens, and per step when scrolling up.
+BATCH = 40
+#: How close to the top (in lines) scrolling must come to load the previous batch.
+LOAD_MARGIN = 2
+#: Lines of blank room left under a streaming reply before more is reserved (see `_reserve_room`).
+ROOM_MARGIN = 3
+
+
+class EarlierMarker(Static):
+    """The line above the first mounted message, saying how many earlier ones there are."""
+
+    DEFAULT_CSS = """
+    EarlierMarker {
+        color: $text-muted;
+        text-align: center;
+        width: 1fr;
+    }
+    """
+
+    def set_count(self, count: int) -> None:
+        self.display = count > 0
+        noun = "message" if count == 1 else "messages"
+        self.update(Content(f"↑ {count:,} earlier {noun}: scroll up or press Home to load them"))
+
+
+class Notice(Static):
+    """A line under the messages: a failed run's reason, or how a cancelled one ended."""
+
+    DEFAULT_CSS = """
+    Notice {
+        width: 1fr;
+        color: $text-error;
+        padding: 0 1;
+        margin: 0 0 1 4;
+        border-left: thick $error;
+    }
+    Notice.-info {
+        color: $text-muted;
+        border-left: thick $panel;
+    }
+    """
+
+
+class MessageList(VerticalScroll):
+    """Message views of `dialog`, the streaming reply, and the cursor."""
+
+    class CursorMoved(TextualMessage):
+        """The cursor moved: the drawer shows this message's reasoning (None: follow the latest answer)."""
+
+        def __init__(self, pane: MessageList, view: MessageView | None) -> None:
+            super().__init__()
+            self.pane = pane
+            self.view = view
+            #: The dialog the pane showed when the cursor moved.
+            self.dialog = pane.dialog
+
+        @property
+        def control(self) -> MessageList:
+            return self.pane
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.dialog: Dialog | None = None
+        self._first = 0
+        self._stream_view: MessageView | None = None
+        self._stream_round = 0
+        self._parts_shown = 0
+        self._alternatives: dict[int, tuple[int, int]] = {}
+        self._cursor: MessageView | None = None
+        self._loading = False
+        self._autoload_suspended = 0
+        self._marker = EarlierMarker(Content(""))
+
+    @property
+    def first_mounted(self) -> int:
+        """Index of the first message that has a view (earlier ones load on demand)."""
+        return self._first
+
+    @property
+    def views(self) -> list[MessageView]:
+        if "visindigo.tui.widgets.message_view" not in sys.modules:
+            return []
+        view_class = _message_view()
+        return [child for child in self.children if isinstance(child, view_class)]
+
+    def view_for(self, index: int) -> MessageView | None:
+        for view in self.views:
+            if view.index == index:
+                return view
+        return None
+
+    @property
+    def cursor(self) -> MessageView | None:
+        return self._cursor if self._cursor is not None and self._cursor.parent is self else None
+
+    @property
+    def streaming_view(self) -> MessageView | None:
+        return self._stream_view
+
+    # --- showing a dialog ----------------------------------------------------------------------------------
+
+    def _make_view(self, index: int) -> MessageView:
+        assert self.dialog is not None
+        message = self.dialog.message_at(index)
+        view = _message_view()(message, index)
+        if message.role is Role.TOOL:
+            name, arguments = self._call_of(index, message.tool_call_id)
+            view._tool_state.update(name=name, arguments=arguments)
+        if index in self._alternatives:
+            view._alternatives = self._alternatives[index]
+        return view
+
+    def _call_of(self, index: int, call_id: str) -> tuple[str, str]:
+        """The name and arguments of the call a tool result answers, from the assistant message before it."""
+        assert self.dialog is not None
+        for position in range(index - 1, max(-1, index - 64), -1):
+            message = self.dialog.message_at(position)
+            if message.role is Role.ASSISTANT and message.tool_calls:
+                for call in message.parsed_tool_calls():
+                    if call.get("id") == call_id:
+                        function = call.get("function") or {}
+                        return str(function.get("name") or ""), str(function.get("arguments") or "")
+                return message.name, ""
+        return "", ""
+
+    async def show_dialog(
+        self,
+        dialog: Dialog,
+        *,
+        alternatives: dict[int, tuple[int, int]] | None = None,
+        run: RunState | None = None,
+        focus_index: int | None = None,
+    ) -> None:
+        """Replace what is shown with `dialog` (its last messages; down to `focus_index` if given)."""
+        await self.stop_stream()
+        self.dialog = dialog
+        self._alternatives = dict(alternatives or {})
+        self._cursor = None
+        count = dialog.message_count
+        start = max(0, count - BATCH)
+        if focus_index is not None:
+            start = max(0, min(start, focus_index - 2))
+        self._first = start
+        with self.app.batch_update():
+            await self.remove_children()
+            self._marker = EarlierMarker(Content(""))
+            self._marker.set_count(start)
+            views = [self._make_view(i) for i in range(start, count) if not _over_cap_run_continues(dialog, i)]
+            await self.mount_all([self._marker, *views])
+            if run is not None and run.running:
+                for call_id, (function_id, arguments) in run.running_tools.items():
+                    await self.tool_started(call_id, function_id, arguments)
+                if run.streaming:
+                    await self.open_stream(run.round)
+                    await self.flush(run)
+        if focus_index is not None and (view := self.view_for(focus_index)) is not None:
+            self.select_view(view, scroll=True)
+        else:
+            self.follow()
+
+    def follow(self) -> None:
+        """Stick to the bottom again (after sending, or when the user asks for the end)."""
+        self.anchor()
+        self.scroll_end(animate=False, immediate=False)
+
+    def set_alternatives(self, alternatives: dict[int, tuple[int, int]]) -> None:
+        self._alternatives = dict(alternatives)
+        for view in self.views:
+            if view.index is not None:
+                position, total = self._alternatives.get(view.index, (0, 0))
+                view.set_alternatives(position, total)
+
+    async def load_earlier(self, count: int = BATCH, *, keep_position: bool = True) -> int:
+        """Mount up to `count` messages before the first mounted one; returns how many were mounted.
+
+        With `keep_position` the view stays on what the user was reading (the new messages appear above it).
+        """
+        if self.dialog is None or self._first <= 0 or self._loading:
+            return 0
+        self._loading = True
+        try:
+            start = max(0, self._first - count)
+            views = [self._make_view(i) for i in range(start, self._first)]
+            before_height = self.virtual_size.height
+            before_scroll = self.scroll_y
+            first = self.views[0] if self.views else None
+            self._suspend_autoload()
+            if first is not None:
+                await self.mount_all(views, before=first)
+            else:
+                await self.mount_all(views)
+            self._first = start
+            self._marker.set_count(start)
+
+            def settle() -> None:
+                if keep_position:
+                    grown = self.virtual_size.height - before_height
+                    self.scroll_to(y=before_scroll + grown, animate=False, immediate=True)
+                self._resume_autoload()
+
+            self.call_after_refresh(settle)
+            return len(views)
+        finally:
+            self._loading = False
+
+    def _suspend_autoload(self) -> None:
+        self._autoload_suspended += 1
+
+    def _resume_autoload(self) -> None:
+        self._autoload_suspended = max(0, self._autoload_suspended - 1)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._autoload_suspended or self._loading or self._first <= 0:
+            return
+        if new_value <= LOAD_MARGIN < old_value:
+            self.run_worker(self.load_earlier(), group="load-earlier", exclusive=True, exit_on_error=False)
+
+    def _scroll_quietly(self, scroll: Callable[[], object]) -> None:
+        """Scroll without that counting as the user reaching the top (which loads earlier messages)."""
+        self._suspend_autoload()
+        scroll()
+        self.call_after_refresh(self._resume_autoload)
+
+    # --- live updates from a run ----------------------------------------------------------------------------
+
+    def _unbound(self) -> MessageView | None:
+        """The first view not yet bound to a message (a streaming reply or a running tool)."""
+        for view in self.views:
+            if view.index is None:
+                return view
+        return None
+
+    async def message_added(self, index: int) -> None:
+        """The dialog gained message `index`: bind the view waiting for it, or mount a new one."""
+        if self.dialog is None or index < self._first:
+            return
+        message = self.dialog.message_at(index)
+        if _over_cap_run_continues(self.dialog, index):  # one block stands for all the calls over the cap
+            return
+        if self.view_for(index) is not None:
+            return
+        stream = self._stream_view
+        if message.role is Role.ASSISTANT and stream is not None and stream.index is None:
+            self._stream_view = None
+            await stream.finish(message, index)
+            self._apply_alternatives(stream)
+            return
+        if message.role is Role.TOOL:
+            for view in self.views:
+                if view.index is None and view.call_id and view.call_id == message.tool_call_id:
+                    view.index = index
+                    await view.update_message(message)
+                    self._apply_alternatives(view)
+                    return
+        view = self._make_view(index)
+        waiting = self._unbound()
+        if waiting is not None:
+            await self.mount(view, before=waiting)
+        else:
+            await self.mount(view)
+
+    def _apply_alternatives(self, view: MessageView) -> None:
+        if view.index is not None and view.index in self._alternatives:
+            view.set_alternatives(*self._alternatives[view.index])
+
+    async def message_changed(self, index: int) -> None:
+        view = self.view_for(index)
+        if view is not None and self.dialog is not None:
+            await view.update_message(self.dialog.message_at(index))
+
+    async def open_stream(self, round_number: int) -> None:
+        """A new answer begins: mount a streaming view at the bottom."""
+        await self.stop_stream()
+        view = _message_view()(Message(Role.ASSISTANT, ""), None, streaming=True)
+        await self.mount(view)
+        view.start_stream()
+        self._stream_view = view
+        self._stream_round = round_number
+        self._parts_shown = 0
+
+    async def flush(self, run: RunState) -> bool:
+        """Show the text that arrived since the last flush; False when there was none."""
+        view = self._stream_view
+        if view is None or run.round != self._stream_round or not run.streaming:
+            return False
+        parts = run.text_parts
+        if len(parts) <= self._parts_shown:
+            return False
+        fresh = "".join(parts[self._parts_shown :])
+        self._parts_shown = len(parts)
+        self._reserve_room(view)
+        await view.write(fresh)
+        return True
+
+    def _reserve_room(self, view: MessageView) -> None:
+        """Jump scrolling: keep blank room under a streaming reply, so it grows without scrolling the pane.
+
+        Scrolling moves every line of the pane, so the terminal must redraw all of it (~30 KB at 120×40) for
+        each frame; growing into blank room redraws only the lines that changed. When the room is nearly used
+        up, it is renewed with half a pane more, which scrolls once. Only while the pane follows the bottom.
+        """
+        if not self.is_anchored or self._anchor_released:
+            return
+        used, reserved = view.streamed_lines()
+        if reserved - used > ROOM_MARGIN:
+            return
+        room = max(ROOM_MARGIN * 2, self.size.height // 2)
+        view.reserve_lines(used + room)
+
+    async def restart_stream(self, round_number: int) -> None:
+        """What streamed so far was not the answer after all: drop it and stream the round again from empty."""
+        view = self._stream_view
+        self._stream_view = None
+        if view is not None:
+            await view.abandon()
+        await self.open_stream(round_number)
+
+    async def stream_closed(self, round_number: int) -> None:
+        """A round ended; a streaming view that got no message (an empty answer) goes away."""
+        view = self._stream_view
+        if view is not None and round_number == self._stream_round and view.index is None:
+            self._stream_view = None
+            await view.abandon()
+
+    async def stop_stream(self) -> None:
+        view = self._stream_view
+        self._stream_view = None
+        if view is not None:
+            await view.stop_stream()
+
+    async def tool_started(self, call_id: str, function_id: str, arguments: dict[str, object]) -> None:
+        """Mount a running tool block, once: `show_dialog` may already have mounted it from the run's state (the
+        dialog was opened between the call starting and this news arriving)."""
+        if any(view.index is None and view.call_id == call_id for view in self.views):
+            return  # (a finished call of an earlier round may have used the same id: that one has an index)
+        view = _message_view()(Message(Role.TOOL, "", tool_call_id=call_id, name=function_id), None)
+        view._tool_state.update(name=function_id, arguments=arguments, running=True)
+        await self.mount(view)
+
+    async def tool_progressed(self, call_id: str, text: str) -> None:
+        for view in self.views:
+            if view.index is None and view.call_id == call_id:
+                await view.set_tool_state(progress=text)
+                return
+
+    async def tool_finished(self, call_id: str, result: str, is_error: bool, duration: float) -> None:
+        for view in self.views:
+            if view.index is None and view.call_id == call_id:  # not a finished call of an earlier round
+                await view.set_tool_state(running=False, result=result, is_error=is_error, duration=duration)
+                return
+
+    async def resync(self) -> None:
+        """After a run: drop views that got no message and mount messages that have no view yet."""
+        if self.dialog is None:
+            return
+        await self.stop_stream()
+        for view in self.views:
+            if view.index is None:
+                await view.remove()
+        count = self.dialog.message_count
+        bound = [v.index for v in self.views if v.index is not None]
+        if any(i >= count for i in bound):
+            await self.show_dialog(self.dialog, alternatives=self._alternatives)
+            return
+        last = max(bound, default=self._first - 1)
+        for index in range(last + 1, count):
+            await self.message_added(index)
+
+    async def show_notice(self, text: str, *, info: bool = False) -> None:
+        await self.clear_notice()
+        await self.mount(Notice(Content(clean(text)), classes="-info" if info else ""))
+
+    async def clear_notice(self) -> None:
+        await self.query(Notice).remove()
+
+    # --- the cursor ------------------------------------------------------------------------------------------
+
+    def select_view(self, view: MessageView | None, *, scroll: bool = True) -> None:
+        previous = self.cursor
+        if previous is not None:
+            previous.set_cursor(False)
+        self._cursor = view
+        if view is not None:
+            view.set_cursor(True)
+            if scroll:
+                top = view.outer_size.height > self.size.height
+                self._scroll_quietly(lambda: self.scroll_to_widget(view, animate=False, top=top))
+        self.post_message(self.CursorMoved(self, view))

@@ -1,0 +1,89 @@
+"""What is known about each dialog's run, as plain data the run's driver writes and the widgets read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class RunState:
+    """A run in progress (or the last one) of one dialog.
+
+    Streamed text is not carried in events: the driver appends it to `text_parts` / `reasoning_parts`, and
+    each pane showing the dialog draws what it has not drawn yet at its own frame rate.
+    """
+
+    dialog_id: str
+    running: bool = False
+    #: Rounds of the run so far; each StreamBegan starts one.
+    round: int = 0
+    streaming: bool = False
+    text_parts: list[str] = field(default_factory=list)
+    reasoning_parts: list[str] = field(default_factory=list)
+    #: A TextArrived is waiting to be consumed; a pane's frame clears this.
+    notified: bool = False
+    started_at: float = 0.0
+    round_started_at: float = 0.0
+    first_token_at: float = 0.0
+    last_token_at: float = 0.0
+    #: Deltas received in this round: the live estimate of output tokens until usage is reported.
+    round_deltas: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    #: Calls started and not finished: call id -> (function id, arguments).
+    running_tools: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    outcome: str = ""
+    error: str = ""
+    #: The user asked to cancel and the run has not ended yet (the status line says so until it has).
+    cancelling: bool = False
+    #: The provider this run waits for (its run limit is reached), "" once the run has its turn.
+    waiting_for: str = ""
+    #: What the run said the user should know (shown under the dialog when it ends).
+    notes: list[str] = field(default_factory=list)
+    #: Rounds that ended with neither text nor tool calls.
+    empty_rounds: int = 0
+
+    def begin_round(self, now: float) -> None:
+        self.round += 1
+        self.streaming = True
+        self.text_parts = []
+        self.reasoning_parts = []
+        self.round_started_at = now
+        self.first_token_at = 0.0
+        self.round_deltas = 0
+
+    def tokens_per_second(self, now: float | None = None) -> float:
+        """Output speed of the current (or last) round: deltas over the time since the first one."""
+        if not self.first_token_at or self.round_deltas < 2:
+            return 0.0
+        end = now if self.streaming and now is not None else self.last_token_at
+        elapsed = end - self.first_token_at
+        return (self.round_deltas - 1) / elapsed if elapsed > 0 else 0.0
+
+    @property
+    def live_output_tokens(self) -> int:
+        """Reported output tokens, plus the estimate for a round still streaming."""
+        return self.output_tokens + (self.round_deltas if self.streaming else 0)
+
+
+class Runs:
+    """Run states by dialog id; the workbench keeps one of these."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, RunState] = {}
+
+    def get(self, dialog_id: str) -> RunState | None:
+        return self._states.get(dialog_id)
+
+    def new(self, dialog_id: str) -> RunState:
+        state = RunState(dialog_id)
+        self._states[dialog_id] = state
+        return state
+
+    def is_running(self, dialog_id: str) -> bool:
+        state = self._states.get(dialog_id)
+        return state is not None and state.running
+
+    def running_ids(self) -> list[str]:
+        return [dialog_id for dialog_id, state in self._states.items() if state.running]

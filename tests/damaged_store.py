@@ -37,11 +37,11 @@ def build_big_store(home: Path) -> list[str]:
         center.close()
 
 
-def damage(path: Path) -> None:
+def damage(path: Path, *, pages: int = 3) -> None:
     """Overwrite a few pages in the middle of the file, as a failing disk or a bad copy does."""
     size = path.stat().st_size
     with open(path, "r+b") as handle:
-        for where in (size // 3, size // 2, 2 * size // 3):
+        for where in (size // 3, size // 2, 2 * size // 3)[:pages]:
             handle.seek(where - where % PAGE)
             handle.write(b"\xa5" * PAGE * 2)
 

@@ -9,7 +9,7 @@ that seems frozen, and keeps the user from starting anything that would wait on 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -20,8 +20,6 @@ from .screens._common import ModalFrame
 
 if TYPE_CHECKING:
     from visindigo.engine import Center
-
-    from .app import VisindigoApp
 
 
 #: Seconds after start-up before the check begins.
@@ -77,11 +75,12 @@ class StoreRepairScreen(ModalFrame[None]):
 
 
 class StoreChecking:
-    """For `VisindigoApp`: `start_store_check()` once mounted; the handlers below follow the worker."""
+    """For `VisindigoApp` (its `self`; not imported here, which would be an import cycle): `start_store_check()`
+    once mounted; the handlers below follow the worker."""
 
     _repair_screen: StoreRepairScreen | None = None
 
-    def start_store_check(self: VisindigoApp, center: Center) -> None:
+    def start_store_check(self: Any, center: Center) -> None:
         store = center.store
         if store is None or store.read_only or store.checked_at_open:
             return
@@ -89,10 +88,10 @@ class StoreChecking:
         # After the first frame and the tree: the copy's Python loop would share the interpreter with them.
         self.set_timer(CHECK_AFTER, self._start_check)
 
-    def _start_check(self: VisindigoApp) -> None:
+    def _start_check(self: Any) -> None:
         self.run_worker(self._check_store, thread=True, group="store-check", exit_on_error=False)
 
-    def _check_store(self: VisindigoApp) -> None:
+    def _check_store(self: Any) -> None:
         store = self.center.store
         problem: str | None = None
         try:  # a repair that cannot be made (no room for the copy) is told through the store's on_error
@@ -101,19 +100,19 @@ class StoreChecking:
         finally:
             self.post_message(StoreChecked(problem))
 
-    def _salvage_progress(self: VisindigoApp, stage: str, done: int, total: int) -> None:
+    def _salvage_progress(self: Any, stage: str, done: int, total: int) -> None:
         if threading.get_ident() == self._thread_id:
             return  # damage met by the app's own query is salvaged in this thread: nothing can be drawn meanwhile
         self.post_message(SalvageProgressed(stage, done, total))
 
-    def on_salvage_progressed(self: VisindigoApp, message: SalvageProgressed) -> None:
+    def on_salvage_progressed(self: Any, message: SalvageProgressed) -> None:
         if self._repair_screen is None:
             self._repair_screen = StoreRepairScreen()
             self.push_screen(self._repair_screen)
         if self._repair_screen.is_mounted:
             self._repair_screen.show(message.stage, message.done, message.total)
 
-    def on_store_checked(self: VisindigoApp, message: StoreChecked) -> None:
+    def on_store_checked(self: Any, message: StoreChecked) -> None:
         screen, self._repair_screen = self._repair_screen, None
         if screen is not None and screen in self.screen_stack:
             screen.pop_until_active()  # whatever was opened over it goes too

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.damaged_store import damage
 from visindigo.engine import Center, Role
 from visindigo.engine.storage import Store, StoreError, database
 from visindigo.engine.storage.salvage import STAGE_INDEX, STAGE_MESSAGES, integrity_problem
-
-PAGE = 4096
 
 
 def fill(home: Path, dialogs: int = 120) -> list[str]:
@@ -25,15 +24,6 @@ def fill(home: Path, dialogs: int = 120) -> list[str]:
         return ids
     finally:
         center.close()
-
-
-def damage(db_file: Path, *, pages: int = 3) -> None:
-    """Overwrite a few pages in the middle of the file, as a failing disk or a bad copy does."""
-    size = db_file.stat().st_size
-    with open(db_file, "r+b") as handle:
-        for where in (size // 3, size // 2, 2 * size // 3)[:pages]:
-            handle.seek(where - where % PAGE)
-            handle.write(b"\xa5" * PAGE * 2)
 
 
 def db(home: Path) -> Path:

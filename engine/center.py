@@ -23,6 +23,7 @@ from .skill import Skill
 
 if TYPE_CHECKING:
     from .approval import ApprovalCallback
+    from .compare.picks import Pick
     from .config.model import Config
     from .events import Event
     from .paths import Paths
@@ -52,6 +53,7 @@ class Center:
         self.config: Config | None = None
         #: What the user should be told after opening: config problems, a store moved aside, recovered replies.
         self.notices: list[str] = []
+        self._picks: list[Pick] = []
 
     @classmethod
     def open(
@@ -243,6 +245,23 @@ class Center:
                 summary = replace(summary, title=own.title, message_count=own.message_count)
             stored.append(summary)
         return stored + list(mine.values())
+
+    # --- picks of comparisons -------------------------------------------------------------------------------
+
+    def record_pick(self, pick: Pick) -> Pick:
+        """Keep the user's choice among a comparison's answers (in the store when there is one, where a read-only
+        Center keeps it in memory); returns it with its row id."""
+        if self.store is not None and not self.read_only:
+            pick = replace(pick, id=self.store.record_pick(pick))
+        else:
+            pick = replace(pick, id=len(self._picks) + 1)
+            self._picks.append(pick)
+        return pick
+
+    def picks(self) -> list[Pick]:
+        """Every pick recorded, oldest first (what `engine.compare.scores` rates from)."""
+        stored = self.store.picks() if self.store is not None else []
+        return sorted([*stored, *self._picks], key=lambda pick: (pick.created_at, pick.id))
 
     # --- functions ----------------------------------------------------------------------------------------
 

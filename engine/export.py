@@ -200,11 +200,22 @@ def export_markdown(center: Center, dialog_id: str, *, with_branches: bool = Fal
     """The dialog (and its branches) as Markdown for people: one section per dialog, one per message.
 
     A branch that kept its parent's title is headed with what differs (`engine.branch_titles`), so the
-    sections of one family can be told apart.
+    sections of one family can be told apart. The branches of a comparison are one section, each model's answer
+    under its name (`engine.compare.markdown`).
     """
+    from .compare.markdown import comparison_groups, comparison_markdown
+
     dialogs = _dialogs(center, dialog_id, with_branches)
     by_id = {d.id: d for d in dialogs}
-    parts = [_dialog_markdown(d, by_id.get(d.branch_from_id)) for d in dialogs]
+    groups = {group.members[0].id: group for group in comparison_groups(dialogs)}
+    compared = {member.id for group in groups.values() for member in group.members}
+    picks = center.picks() if groups else []
+    parts = []
+    for dialog in dialogs:
+        if dialog.id in groups:  # a comparison: one section, each model's answer under its name
+            parts.append(comparison_markdown(groups[dialog.id], picks, _message_markdown))
+        elif dialog.id not in compared:
+            parts.append(_dialog_markdown(dialog, by_id.get(dialog.branch_from_id)))
     return "\n\n---\n\n".join(parts) + "\n"
 
 
@@ -236,7 +247,7 @@ def _dialog_markdown(dialog: Dialog, parent: Dialog | None) -> str:
     return "\n".join(lines).rstrip()
 
 
-def _message_markdown(message: Message) -> list[str]:
+def _message_markdown(message: Message, level: int = 2) -> list[str]:
     heading = {
         Role.SYSTEM: "System",
         Role.USER: "You",
@@ -254,7 +265,7 @@ def _message_markdown(message: Message) -> list[str]:
     status = message.meta.get("status")
     if status:
         details.append(str(status))
-    lines = [f"## {heading}" + (f" · {' · '.join(details)}" if details else ""), ""]
+    lines = ["#" * level + f" {heading}" + (f" · {' · '.join(details)}" if details else ""), ""]
     if message.reasoning:
         lines += ["<details><summary>Reasoning</summary>", "", message.reasoning.strip(), "", "</details>", ""]
     if message.role is Role.TOOL:

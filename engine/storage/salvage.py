@@ -157,6 +157,9 @@ def salvage(source: Path, target: sqlite3.Connection, progress: SalvageProgress 
                 expected = _copy_dialogs(conn, target, dialog_columns, result)
                 _copy_messages(conn, target, message_columns, expected, result, report)
             _copy_drafts(conn, target)
+            from .picks import copy_picks  # not at start-up: it brings the compare package
+
+            copy_picks(conn, target)
         except BaseException:
             target.execute("ROLLBACK")
             raise

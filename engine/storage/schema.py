@@ -126,6 +126,26 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE dialogs ADD COLUMN parameters TEXT NOT NULL DEFAULT '{}';
         """,
     ),
+    Migration(
+        5,
+        "picks of comparisons",
+        # No foreign keys to dialogs: the scores are the user's judgement and outlive deleting the dialogs. The
+        # losers are a JSON array of {dialog_id, provider_id, model_id}; a pick has one to three of them.
+        """
+        CREATE TABLE picks (
+            id INTEGER PRIMARY KEY,
+            question_dialog_id TEXT NOT NULL,
+            winner_dialog_id TEXT NOT NULL,
+            winner_provider_id TEXT NOT NULL DEFAULT '',
+            winner_model_id TEXT NOT NULL DEFAULT '',
+            losers TEXT NOT NULL DEFAULT '[]',
+            created_at REAL NOT NULL,
+            blind INTEGER NOT NULL DEFAULT 0,
+            tag TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX picks_by_time ON picks (created_at, id);
+        """,
+    ),
 )
 
 #: Characters of a message the full-text index holds (migration 3); longer text is found by its beginning.

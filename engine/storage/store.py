@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 from ..dialog import Dialog
 from ..lookup import DialogHost, DialogSummary, SearchHit
@@ -30,6 +30,9 @@ from .lock import DataDirLock
 from .salvage import SalvageProgress, integrity_problem, is_damage
 from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet, query_terms, split_marks
 from .tracker import DialogTracker
+
+if TYPE_CHECKING:
+    from ..compare.picks import Pick
 
 log = logging.getLogger(__name__)
 
@@ -550,6 +553,24 @@ class Store:
     def input_draft(self, dialog_id: str) -> str:
         found = self._query("SELECT input_draft FROM dialogs WHERE id = ?", (dialog_id,))
         return str(found[0][0]) if found else ""
+
+    # --- picks of comparisons -----------------------------------------------------------------------------
+
+    @survives_damage()
+    def record_pick(self, pick: Pick) -> int:
+        """Write a comparison's pick (`engine.storage.picks`); returns its row id."""
+        from .picks import insert_pick  # the compare package loads when a comparison needs it, not at start
+
+        with self._transaction() as conn:
+            return insert_pick(conn, pick)
+
+    @survives_damage()
+    def picks(self) -> list[Pick]:
+        """Every pick, oldest first; none in a store older than the picks table."""
+        from .picks import read_picks
+
+        with self._mutex:
+            return read_picks(self._conn)
 
     # --- search -------------------------------------------------------------------------------------------
 

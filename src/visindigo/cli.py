@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from visindigo import __version__, completion, config_cli, dialogs_cli, doctor, tools_cli
+from visindigo import __version__, completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli
 from visindigo.cli_output import say
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_run_options(parser)
     commands = parser.add_subparsers(
-        dest="command", metavar="{serve,list,export,import,config,doctor,tools,completion}"
+        dest="command", metavar="{serve,list,export,import,scores,config,doctor,tools,completion}"
     )
     serve = commands.add_parser(
         "serve",
@@ -108,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--public-url", default=None, help="URL the browser reaches the server at, behind a proxy")
     _add_run_options(serve, sub=True)
     dialogs_cli.add_commands(commands)
+    scores_cli.add_commands(commands)
     config_cli.add_commands(commands)
     doctor.add_commands(commands)
     tools_cli.add_commands(commands)
@@ -323,6 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_serve(args)
     if args.command in dialogs_cli.COMMANDS:
         return run_guarded(dialogs_cli.run, args)
+    if args.command in scores_cli.COMMANDS:
+        return run_guarded(scores_cli.run, args)
     if args.command in doctor.COMMANDS:
         return run_guarded(doctor.run, args)
     if args.command in tools_cli.COMMANDS:

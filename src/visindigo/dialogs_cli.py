@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.command == "import":
             return _import(args)
-        with _reading(args) as center:
+        with read_store(args) as center:
             return _list(center) if args.command == "list" else _export(center, args)
     except NoStore:  # nothing to list or export is not a failure: a script exporting everything goes on
         print("No dialogs yet.", file=sys.stderr)
@@ -113,7 +113,7 @@ class NoStore(Exception):
 
 
 @contextlib.contextmanager
-def _reading(args: argparse.Namespace) -> Iterator[Center]:
+def read_store(args: argparse.Namespace) -> Iterator[Center]:
     """The store, read-only, without its lock: whether or not the app runs, nothing is created or changed."""
     from visindigo.engine.paths import DB_FILE_NAME
     from visindigo.engine.storage import Store

@@ -180,7 +180,7 @@ async def test_short_reasoning_reads_from_the_top_and_long_live_reasoning_follow
             await pilot.pause(0.05)
             if screen.drawer.source == "stream" and "line 79" in screen.drawer.text:
                 break
-        await pilot.pause(0.2)
+        await until(pilot, lambda: scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y)
         assert screen.drawer.source == "stream" and "line 79" in screen.drawer.text
         assert scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y  # following the end
         await settle(pilot)

@@ -155,7 +155,7 @@ async def test_stepping_alternatives_brings_the_marker_on_screen_at_80x24() -> N
 
 
 async def test_the_drawer_follows_the_stream_from_the_last_message_and_never_says_live_with_no_reasoning() -> None:
-    late = [TextPart("answer first "), Pause(0.8), FinishPart("stop")]
+    late = [TextPart("answer first "), Pause(3.0), FinishPart("stop")]  # a window a loaded machine cannot miss
     center = make_center([late, SLOW])
     dialog = center.create_dialog()
     dialog.append_message(Role.USER, "old question")

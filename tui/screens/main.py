@@ -34,6 +34,7 @@ from ..widgets.reasoning_drawer import ReasoningDrawer
 from ..widgets.status_line import StatusLine
 from ..workbench import Runs, Workbench
 from ..workbench import events as news
+from . import compare_views as views
 from . import main_modals as modals
 from .main_keys import BINDINGS, PALETTE, PaletteCommand, palette_commands
 from .main_modals import tell_refusals
@@ -439,6 +440,24 @@ class MainScreen(Screen[None]):
 
     def action_focus_messages(self) -> None:
         self.pane.focus()
+
+    # --- looking back at comparisons and branches (tui/screens/compare_views.py) ------------------------------
+
+    def action_diff_alternatives(self) -> None:
+        index = self.pane.cursor.index if self.pane.cursor is not None else None
+        self._in_worker(views.show_diff(self.app, self.dialog, self.workbench.alternatives(self.dialog), index))
+
+    def action_divergences(self) -> None:
+        async def flow() -> None:
+            target = await views.choose_divergence(self.app, self.center, self.dialog)
+            if target is not None:
+                await self.open_dialog_id(target.dialog_id, focus_index=target.message_index)
+                self.pane.focus()
+
+        self._in_worker(flow())
+
+    def action_scores(self) -> None:
+        self._in_worker(views.show_scores(self.app, self.center))
 
     def palette_commands(self) -> list[PaletteCommand]:
         """Every action of the screen (and of the message under the cursor), for the command palette."""

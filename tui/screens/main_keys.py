@@ -60,6 +60,9 @@ BINDINGS: list[BindingType] = [
     Binding("ctrl+l", "focus_composer", "Go to the composer", show=False, id="focus-composer"),
     Binding("ctrl+o", "focus_messages", "Go to the messages", show=False, id="focus-messages"),
     Binding("alt+t", "focus_tree", "Go to the dialog tree", show=False, id="focus-tree", priority=True),
+    Binding("alt+d", "diff_alternatives", "Diff the alternatives here", show=False, id="diff", priority=True),
+    Binding("alt+w", "divergences", "Where the answers part", show=False, id="divergences", priority=True),
+    Binding("alt+k", "scores", "Comparison scores", show=False, id="scores", priority=True),
 ]
 
 #: (action, title, help) of every screen-wide action; each one also has a key (a test checks both ways).
@@ -91,6 +94,9 @@ PALETTE: list[tuple[str, str, str]] = [
     ("focus_messages", "Go to messages", "Move a cursor through the messages"),
     ("focus_composer", "Go to composer", "Back to typing"),
     ("focus_tree", "Go to dialog tree", "Move through the dialogs and their branches"),
+    ("diff_alternatives", "Diff alternatives", "Two answers at the cursor's ◀ n/m ▶ word by word, pair by pair"),
+    ("divergences", "Where the answers part", "Every point in this dialog's family with alternatives, to jump to"),
+    ("scores", "Scores", "Wins, losses and rating per model from your comparison picks; CSV export"),
 ]
 
 

@@ -8,6 +8,7 @@ hundreds of models, so the list can be filtered by typing.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,6 +25,8 @@ from visindigo.engine.providers.base import ProviderError
 from visindigo.engine.providers.capabilities import sources
 
 from ._common import ModalFrame, safe, sanitize
+
+ResultT = TypeVar("ResultT")
 
 ModelLister = Callable[[Provider], Awaitable[list[ModelInfo]]]
 """Fetches a provider's models from its endpoint, merged with the configured ones; raises on failure."""
@@ -85,12 +88,16 @@ def model_prompt(model: ModelInfo, *, current: bool, required: Capability) -> Co
     return Content.assemble(*parts)
 
 
-class ModelPickerScreen(ModalFrame[PickedModel | None]):
-    """Dismisses with (provider_id, model_id), or None when cancelled.
+class ModelBrowser(ModalFrame[ResultT]):
+    """Providers on the left, their models on the right (listed from the endpoint, filtered by typing).
 
     `list_models` defaults to `engine.providers.models.list_models`; a successful listing is kept on the
-    provider (`models`, `models_listed`) so it is fetched once per session.
+    provider (`models`, `models_listed`) so it is fetched once per session. Subclasses say what choosing a
+    model does (`_choose`) and which rows carry the ● mark (`_marked`).
     """
+
+    TITLE = "Choose a model"
+    KEYS_HINT = "tab switch · enter choose · ctrl+r list again · esc cancel"
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
@@ -99,28 +106,28 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
     ]
 
     DEFAULT_CSS = """
-    ModelPickerScreen > .frame {
+    ModelBrowser > .frame {
         width: 100;
         height: 100%;
         max-height: 32;
     }
-    ModelPickerScreen #columns {
+    ModelBrowser #columns {
         height: 1fr;
         margin-top: 1;
     }
-    ModelPickerScreen #providers {
+    ModelBrowser #providers {
         width: 22;
         height: 1fr;
     }
-    ModelPickerScreen #model-side {
+    ModelBrowser #model-side {
         width: 1fr;
         height: 1fr;
         margin-left: 1;
     }
-    ModelPickerScreen #models {
+    ModelBrowser #models {
         height: 1fr;
     }
-    ModelPickerScreen #status {
+    ModelBrowser #status {
         height: auto;
     }
     """
@@ -143,16 +150,21 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="frame") as frame:
-            frame.border_title = "Choose a model"
-            frame.border_subtitle = "tab switch · enter choose · ctrl+r list again · esc cancel"
+            frame.border_title = self.TITLE
+            frame.border_subtitle = self.KEYS_HINT
             with Horizontal(id="columns"):
                 yield OptionList(*(self._provider_option(p) for p in self._providers), id="providers")
                 with Vertical(id="model-side"):
                     yield Input(placeholder="Filter models", id="filter")
                     yield OptionList(id="models")
+            yield from self.compose_extra()
             yield Static("", id="status", classes="hint")
             yield Static("", id="sources", classes="hint")
             yield Label(LEGEND, classes="hint")
+
+    def compose_extra(self) -> ComposeResult:
+        """Widgets a subclass shows between the lists and the status line (none here)."""
+        yield from ()
 
     def _provider_option(self, provider: Provider) -> Option:
         default = provider.id == self._center.default_provider_id
@@ -214,7 +226,8 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
         current = self._current_for(provider)
         models_list.clear_options()
         models_list.add_options(
-            Option(model_prompt(m, current=m.id == current, required=self._required)) for m in self._shown
+            Option(model_prompt(m, current=self._marked(provider, m, current), required=self._required))
+            for m in self._shown
         )
         ids = self.shown_model_ids
         for wanted in (previous, current):
@@ -225,6 +238,10 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
             if ids:
                 models_list.highlighted = 0
         self._describe(provider, needle)
+
+    def _marked(self, provider: Provider, model: ModelInfo, current: str) -> bool:
+        """Whether the row of `model` carries the ● mark: here, the model the dialog uses."""
+        return model.id == current
 
     def _current_for(self, provider: Provider) -> str:
         """The model a dialog on this provider uses: the chosen one, else the one `pick_model` would take."""
@@ -294,9 +311,8 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
             self._choose(highlighted)
 
     def _choose(self, index: int) -> None:
-        if self._provider is None or not 0 <= index < len(self._shown):
-            return
-        self.dismiss((self._provider.id, self._shown[index].id))
+        """Enter on the model at `index` of the shown list."""
+        raise NotImplementedError
 
     def action_to_models(self) -> None:
         if isinstance(self.focused, Input):
@@ -308,6 +324,18 @@ class ModelPickerScreen(ModalFrame[PickedModel | None]):
             self._provider.models_listed = False
             self._describe(self._provider, "")
             self._fetch(self._provider)
+
+    def action_cancel(self) -> None:
+        raise NotImplementedError
+
+
+class ModelPickerScreen(ModelBrowser[PickedModel | None]):
+    """Dismisses with (provider_id, model_id), or None when cancelled."""
+
+    def _choose(self, index: int) -> None:
+        if self._provider is None or not 0 <= index < len(self._shown):
+            return
+        self.dismiss((self._provider.id, self._shown[index].id))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

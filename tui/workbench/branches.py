@@ -7,54 +7,30 @@ message pane asks `alternatives()` where the shown dialog parts from the others,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from visindigo.engine import Center, Dialog, DialogSummary, Message, Role
+from visindigo.engine import Center, Dialog, DialogSummary, Message
+from visindigo.engine.branching import ASKING_ROLES as _ASKING
+from visindigo.engine.branching import answer_cut as regenerate_cut
+from visindigo.engine.branching import common_prefix, keep_answering_model, same_message
 
-_ASKING = (Role.USER, Role.PROMPT)
+__all__ = ["TreeIndex", "alternatives", "common_prefix", "edit", "regenerate", "regenerate_cut", "same_message"]
 
 
 # --- making branches ---------------------------------------------------------------------------------------
 
 
-def regenerate_cut(dialog: Dialog, index: int | None = None) -> int:
-    """How many messages a regenerated branch keeps, for the answer at (or after) message `index`.
-
-    Without an index it is the engine's rule (`Center.regenerate`): cut before the last assistant message,
-    so tool results that came before it are kept and no tool runs twice. With the cursor on an assistant
-    message the cut is before that message; on the user's message, right after it (answer it again); on a
-    tool result, before the assistant message that read it. `message_count` means there is nothing to
-    replace (the dialog ends with the user's message): run it in place instead.
-    """
-    count = dialog.message_count
-    if index is None:
-        last = dialog.find_last_assistant_message()
-        return last if last >= 0 else count
-    index = max(0, min(index, count - 1)) if count else 0
-    role = dialog.message_at(index).role if count else Role.USER
-    if role is Role.ASSISTANT:
-        return index
-    if role in _ASKING:
-        return index + 1
-    for position in range(index + 1, count):
-        if dialog.message_at(position).role is Role.ASSISTANT:
-            return position
-    return count
-
-
 def regenerate(center: Center, dialog: Dialog, index: int | None = None) -> Dialog | None:
-    """The branch to run for "regenerate", or None when there is no answer to replace (run in place)."""
+    """The branch to run for "regenerate", or None when there is no answer to replace (run in place).
+
+    The cut is `engine.branching.answer_cut` (`regenerate_cut` here), which a comparison's regenerate uses too.
+    """
     cut = regenerate_cut(dialog, index)
     if cut >= dialog.message_count:
         return None
     branch = center.branch_at(dialog, cut)
-    # A model chosen (f2) just before regenerating is the branch's; the dialog keeps the one that answered it,
-    # so the tree can say which branch has which model.
-    replaced = dialog.message_at(cut)
-    answered_by = str(replaced.meta.get("model_id") or "") if replaced.role is Role.ASSISTANT else ""
-    if answered_by and dialog.model_id and answered_by != dialog.model_id:
-        dialog.model_id = answered_by
+    keep_answering_model(dialog, cut)
     return branch
 
 
@@ -170,26 +146,6 @@ def _is_cycle(by_id: dict[str, DialogSummary], start: str) -> bool:
 
 
 # --- where branches part -----------------------------------------------------------------------------------
-
-
-def same_message(a: Message, b: Message) -> bool:
-    return (a.role, a.content, a.tool_calls, a.tool_call_id, a.name) == (
-        b.role,
-        b.content,
-        b.tool_calls,
-        b.tool_call_id,
-        b.name,
-    )
-
-
-def common_prefix(a: Sequence[Message], b: Sequence[Message]) -> int:
-    """How many leading messages two dialogs share."""
-    count = 0
-    for left, right in zip(a, b, strict=False):
-        if not same_message(left, right):
-            break
-        count += 1
-    return count
 
 
 def alternatives(dialog: Dialog, family: Iterable[Dialog]) -> dict[int, list[Dialog]]:

@@ -1,25 +1,32 @@
-"""The real app in a pseudo-terminal: start-up, streaming, and opening a long dialog (issue 6 §7).
+"""The real app in a pseudo-terminal: every row of issue 14's table (and issue 6 §7's start-up and streaming).
 
 Every figure is taken from the outside, as a user's terminal (or an SSH link) would see it: the app runs as
 `python -m visindigo` in a pty of 120×40 with TERM=xterm-256color, its output is read and counted byte by byte
 with timestamps, and its CPU time is read from /proc/<pid>/stat. Replies come from the loopback LLM server of
-the tests (tests/llm_server.py) speaking OpenAI chat-completions SSE.
+the tests (tests/llm_server.py) speaking OpenAI chat-completions SSE. The steps, in the table's order (the
+first four and the last two are in bench/tui_replies.py):
 
-  start-up     process start → first frame, with 500 dialogs stored, of `visindigo` and of `visindigo --demo`,
+  memory       100 replies of 500 tokens in one dialog: RSS after each. Target < 120 MB, flat.
+  long-dialog  a 2,000-message dialog: Enter in the tree → painted (target < 250 ms); then Home until its
+               first message shows: presses, seconds, RSS (target one press, < 1 s, < 150 MB).
+  everyday     2,000 tokens at 100 tokens/s of an ordinary reply (headings, paragraphs, 30-line code blocks,
+               short lists), timed from the Enter key press. Targets: <= 15 % of one core; <= 200 bytes
+               written per token; frames per second. The bytes figure is checked in a terminal emulator (pyte):
+               everything written must leave the screen the app repaints from scratch afterwards, so a saving
+               cannot come from drawing less.
+  fast         4,000 tokens at 2,000 tokens/s. Target: last token within 1.2× the stream's duration.
+  startup      process start → first frame, with 500 dialogs stored, of `visindigo` and of `visindigo --demo`,
                against a minimal Textual app that shows one Static (the floor). Target: ratio <= 1.5.
   idle         bytes written and CPU over 10 s in which nothing happens. Target: 0 bytes/s, <= 0.3 % of a core.
-  everyday     2,000 tokens at 100 tokens/s of an ordinary reply (headings, paragraphs, 30-line code blocks,
-               short lists), timed from the Enter key press (the first reply's deferred imports are part of
-               what the user waits for). Targets: <= 15 % of one core; <= 200 bytes written per token. The
-               bytes figure is checked in a terminal emulator (pyte): everything written must leave the
-               screen the app repaints from scratch afterwards, so a saving cannot come from drawing less.
-  fast         4,000 tokens at 2,000 tokens/s. Target: last token within 1.2× the stream's duration.
-  open         a 2,000-message dialog, from Enter in the tree to its last message on screen. Target: < 500 ms.
+  first-reply  Enter → first token on screen, the first reply after start against later ones. Target <= 1.5×.
+  final-render the last streamed frame → the frame with the code coloured. Target <= 100 ms.
 
-Streams are run `--runs` times and reported as the median with the spread. Run from the repository root:
+Each step runs `--runs` times (memory: once, over `--replies` replies) and is reported as the median with the
+spread; at the end every row is printed again as one table with n, spread and the ratio to its floor where it
+has one. Run from the repository root (the whole table takes 15–25 minutes on a loaded 2-core machine):
 
-    .venv/bin/python bench/tui_stream.py [--fps N] [--runs 3] [--only idle --only everyday …]
-        [--textual-output] [--cursor-blink]
+    .venv/bin/python bench/tui_stream.py [--fps N] [--runs 3] [--only STEP …] [--skip STEP …]
+        [--replies 100] [--textual-output] [--cursor-blink]
 
 `--fps` is passed to the app (`visindigo --fps`), so the frame rate/bandwidth trade-off can be measured;
 `--textual-output --cursor-blink` measures the app as it was before issue 14 (Textual's own output, the
@@ -66,6 +73,28 @@ FLOOR_APP = textwrap.dedent(
     Floor().run()
     """
 )
+
+
+@dataclass
+class Row:
+    """One row of the issue's table: the median of `values` (n = their number), its spread, and the target."""
+
+    what: str
+    values: list[float]
+    unit: str
+    target: str
+    floor: float | None = None  # what the figure is divided by for its ratio, when it has one
+    digits: int = 0
+
+    def line(self) -> str:
+        median = statistics.median(self.values)
+        spread = f"{min(self.values):.{self.digits}f}–{max(self.values):.{self.digits}f}"
+        ratio = f"  ratio {median / self.floor:.2f}" if self.floor else ""
+        return (
+            f"| {self.what} | {median:.{self.digits}f} {self.unit} (n={len(self.values)}, {spread}){ratio} "
+            f"| {self.target} |"
+        )
+
 
 
 # --- a terminal ----------------------------------------------------------------------------------------------
@@ -153,6 +182,13 @@ class Terminal:
         with self._lock:
             return sum(len(data) for when, data in self.chunks if start <= when <= end)
 
+    def frames_between(self, start: float, end: float, gap: float = 0.02) -> int:
+        """How many frames were written between `start` and `end`: a frame is a burst of writes, and one begins
+        after `gap` seconds without output."""
+        with self._lock:
+            times = [when for when, _data in self.chunks if start <= when <= end]
+        return sum(1 for previous, when in zip([-1.0, *times], times, strict=False) if when - previous >= gap)
+
     def cpu_seconds(self) -> float:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / TICKS
@@ -165,6 +201,66 @@ class Terminal:
             self.process.kill()
             self.process.wait()
         os.close(self.master)
+
+
+class EmulatedScreen:
+    """What the terminal shows, replayed in a terminal emulator (pyte) as the output arrives.
+
+    The output stage writes only the cells that change, so a word can be on screen without ever being written
+    whole (`Message 0:` where `Message 1:` was needs two cells); waiting for text therefore reads the
+    emulated screen, not the bytes.
+    """
+
+    def __init__(self, terminal: Terminal) -> None:
+        import pyte
+
+        self.terminal = terminal
+        self.screen = pyte.Screen(COLUMNS, ROWS)
+        self.stream = pyte.ByteStream(self.screen)
+        self.fed = 0
+
+    def _new_chunks(self) -> list[tuple[float, bytes]]:
+        """The output not fed yet. A wait that stops at a chunk leaves the rest unfed for the next call (feeding
+        all of it, or dropping it, would put a later frame on screen before the wait's time, or lose it)."""
+        with self.terminal._lock:
+            return self.terminal.chunks[self.fed :]
+
+    def text(self) -> str:
+        for _when, data in self._new_chunks():
+            self.stream.feed(data)
+            self.fed += 1
+        return "\n".join(self.screen.display)
+
+    def wait_for(self, needle: str, timeout: float, after: float = 0.0) -> float:
+        """When `needle` was first on the emulated screen in output written after `after`; raises on timeout."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            for when, data in self._new_chunks():
+                self.stream.feed(data)
+                self.fed += 1
+                if when >= after and needle in "\n".join(self.screen.display):
+                    return when
+            time.sleep(0.005)
+        shown = "\n".join(self.screen.display)
+        raise TimeoutError(f"{needle!r} was not on screen within {timeout:.0f} s; the screen showed:\n{shown}")
+
+
+def new_dialog_with_draft(terminal: Terminal, screen: EmulatedScreen) -> None:
+    """ctrl+n, then "go" typed into the composer, checked on screen: on a loaded machine the app may still be
+    opening the dialog it resumed at start, and keys typed meanwhile can be lost."""
+    terminal.quiet_after(time.perf_counter(), quiet=1.0)
+    for _attempt in range(3):
+        terminal.type(b"\x0e")  # ctrl+n: a new dialog, an empty pane
+        terminal.quiet_after(time.perf_counter(), quiet=0.5)
+        typed = time.perf_counter()
+        terminal.type(b"go")
+        try:
+            screen.wait_for("│ go ", timeout=10, after=typed)  # the composer shows the draft
+        except TimeoutError:
+            continue
+        terminal.quiet_after(time.perf_counter(), quiet=0.5)
+        return
+    raise TimeoutError("the composer never showed what was typed:\n" + screen.text())
 
 
 def _first_time(chunks: list[tuple[float, bytes]], needle: bytes, after: float) -> float | None:
@@ -329,7 +425,7 @@ def first_frame(argv: list[str], env: dict[str, str], marker: str) -> float:
         terminal.close()
 
 
-def measure_startup(home: Path, fps: float | None, runs: int) -> None:
+def measure_startup(home: Path, fps: float | None, runs: int) -> list[Row]:
     env = app_env(home)
     floor_script = home / "floor_app.py"
     floor_script.write_text(FLOOR_APP)
@@ -345,11 +441,15 @@ def measure_startup(home: Path, fps: float | None, runs: int) -> None:
     cache = "bytecode cached" if BYTECODE_CACHE else "no bytecode cache"
     print(f"start-up (process start → first frame, median of {runs}, 500 dialogs stored, {cache})")
     print(f"  minimal Textual app : {floor * 1000:7.0f} ms   (runs {_spread(floors)})")
+    rows = [Row("first frame of a bare Textual app (the floor)", [t * 1000 for t in floors], "ms", "")]
     for name, times in (("visindigo", apps), ("visindigo --demo", demos)):
         ratios = sorted(a / f for a, f in zip(times, floors, strict=True))
         median = statistics.median(times)
         print(f"  {name:<19} : {median * 1000:7.0f} ms   (runs {_spread(times)})")
         print(f"  {'ratio':<19} : {median / floor:7.2f}   (target <= 1.5; per run {ratios[0]:.2f}–{ratios[-1]:.2f})")
+        rows.append(Row(f"first frame of `{name}`", [t * 1000 for t in times], "ms", "≤ 1.5× the floor",
+                        floor=floor * 1000))
+    return rows
 
 
 def _spread(seconds: list[float]) -> str:
@@ -374,6 +474,7 @@ class StreamRun:
     cpu_streaming: float  # share of one core from Enter to the last token
     cpu_done: float  # CPU seconds from Enter to done
     written: int  # bytes written to the terminal from Enter to done
+    frames_per_second: float  # frames written while streaming (writes 20 ms or more apart start a new one)
     screen_checked: str  # the terminal-emulator check of what was drawn
 
 
@@ -387,21 +488,23 @@ def stream_once(server: LLMServer, home: Path, fps: float | None, words: list[st
 
     server.responder = respond
     terminal = ready_terminal(home, fps)
+    screen = EmulatedScreen(terminal)
     try:
-        terminal.type(b"go")
-        terminal.quiet_after(time.perf_counter(), quiet=0.5)
+        new_dialog_with_draft(terminal, screen)  # every reply streams into an empty pane
         cpu_before = terminal.cpu_seconds()
         pressed = time.perf_counter()
         terminal.type(b"\r")
         duration = len(words) / rate
-        first = terminal.wait_for("Part 1", timeout=30, after=pressed)
-        last_token = terminal.wait_for(END_MARK, timeout=duration * 4 + 30, after=pressed)
+        # (at 2,000 tokens/s the first frame is already past the first heading: there, the first request is it)
+        first = screen.wait_for("Part 1", timeout=30, after=pressed) if rate <= 500 else pressed
+        last_token = screen.wait_for(END_MARK, timeout=duration * 4 + 30, after=pressed)
         cpu_at_last = terminal.cpu_seconds()
         # The final render (code colouring) can come more than a second after the last streamed frame on a
         # loaded machine; 2.5 s of quiet is "done".
         done = terminal.quiet_after(last_token, quiet=2.5)
         cpu_done = terminal.cpu_seconds()
         written = terminal.bytes_between(pressed, done)
+        frames = terminal.frames_between(first, last_token)
         checked = check_screen(terminal)
     finally:
         terminal.close()
@@ -414,6 +517,7 @@ def stream_once(server: LLMServer, home: Path, fps: float | None, words: list[st
         cpu_streaming=(cpu_at_last - cpu_before) / (last_token - pressed),
         cpu_done=cpu_done - cpu_before,
         written=written,
+        frames_per_second=frames / max(1e-3, last_token - first),
         screen_checked=checked,
     )
 
@@ -451,7 +555,7 @@ def check_screen(terminal: Terminal) -> str:
 
 def measure_stream(
     server: LLMServer, home: Path, fps: float | None, tokens: int, rate: float, label: str, runs: int
-) -> None:
+) -> list[Row]:
     words = ordinary_reply_tokens(tokens)
     results = [stream_once(server, home, fps, words, rate) for _ in range(runs)]
     duration = len(words) / rate
@@ -469,10 +573,24 @@ def measure_stream(
     print(line("CPU while streaming", [r.cpu_streaming for r in results], "% of one core", 100, 1))
     print(line("CPU until done", [r.cpu_done for r in results], "s"))
     print(line("written to the terminal per token", [r.written / len(words) for r in results], "bytes", 1, 0))
+    print(line("frames written per second", [r.frames_per_second for r in results], "", 1, 1))
     print(f"  terminal-emulator check           : {results[-1].screen_checked}")
+    what = f"{len(words):,} tokens at {rate:,.0f} tok/s"
+    if rate <= 100:
+        return [
+            Row(f"{what}: CPU while streaming", [r.cpu_streaming * 100 for r in results], "% of a core", "≤ 15 %",
+                digits=1),
+            Row(f"{what}: written per token", [r.written / len(words) for r in results], "bytes",
+                "≤ 200 bytes/token"),
+            Row(f"{what}: frames per second", [r.frames_per_second for r in results], "", "≥ 8", digits=1),
+        ]
+    return [
+        Row(f"{what}: last token on screen ÷ stream time", [r.last_token / duration for r in results], "×", "≤ 1.2",
+            digits=2)
+    ]
 
 
-def measure_idle(home: Path, fps: float | None, seconds: float, runs: int) -> None:
+def measure_idle(home: Path, fps: float | None, seconds: float, runs: int) -> list[Row]:
     """Bytes and CPU while nothing happens: the app started, the composer focused, no key pressed."""
     rates, cpus = [], []
     for _ in range(runs):
@@ -491,35 +609,21 @@ def measure_idle(home: Path, fps: float | None, seconds: float, runs: int) -> No
           f"(runs {min(rates):.1f}–{max(rates):.1f}; target 0 unless [ui] cursor_blink)")
     print(f"  CPU                     : {100 * statistics.median(cpus):7.2f} % of one core   "
           f"(runs {100 * min(cpus):.2f}–{100 * max(cpus):.2f}; target <= 0.3 %)")
+    return [
+        Row("idle: written to the terminal", rates, "bytes/s", "0 unless a blinking cursor is chosen", digits=1),
+        Row("idle: CPU", [c * 100 for c in cpus], "% of a core", "≤ 0.3 %", digits=2),
+    ]
 
 
-def measure_open(home: Path, fps: float | None, runs: int) -> None:
-    times = []
-    for _ in range(runs):
-        terminal = ready_terminal(home, fps)
-        try:
-            # Pauses long enough for a loaded machine: a key that arrives before the focus has moved goes to
-            # the wrong widget (Enter in the search box searches instead of opening).
-            terminal.type(b"\x06")  # ctrl+f: the search box
-            time.sleep(1.0)
-            terminal.type(b"\t")  # the tree; its cursor is on the newest dialog (the long one)
-            time.sleep(1.0)
-            pressed = time.perf_counter()
-            terminal.type(b"\r")
-            shown = terminal.wait_for(END_MARK + "LONG", timeout=30, after=pressed)
-            times.append(shown - pressed)
-        finally:
-            terminal.close()
-    print(f"open a 2,000-message dialog (Enter in the tree → last message on screen, median of {runs})")
-    print(f"  {statistics.median(times) * 1000:.0f} ms   (target < 500 ms; runs: "
-          + ", ".join(f"{t * 1000:.0f}" for t in times) + ")")
+#: The steps, in the order of issue 14's table (which the summary at the end follows).
+STEP_NAMES = ["memory", "long-dialog", "everyday", "fast", "startup", "idle", "first-reply", "final-render"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fps", type=float, default=None, help="the app's --fps (default: the app's default)")
-    parser.add_argument("--runs", type=int, default=3, help="repetitions of start-up and open")
-    parser.add_argument("--skip-startup", action="store_true")
+    parser.add_argument("--runs", type=int, default=3, help="repetitions of each measurement")
+    parser.add_argument("--replies", type=int, default=100, help="replies of the memory measurement")
     parser.add_argument(
         "--no-bytecode-cache", action="store_true", help="compile the app's sources on every start (as a checkout)"
     )
@@ -528,35 +632,45 @@ def main() -> None:
     )
     parser.add_argument("--cursor-blink", action="store_true", help="[ui] cursor_blink = true (the old default)")
     parser.add_argument("--idle-seconds", type=float, default=10.0)
-    parser.add_argument("--only", choices=["startup", "idle", "everyday", "fast", "open"], action="append")
+    parser.add_argument("--only", choices=STEP_NAMES, action="append", help="run only these steps (repeatable)")
+    parser.add_argument("--skip", choices=STEP_NAMES, action="append", default=[], help="leave these steps out")
     args = parser.parse_args()
     global BYTECODE_CACHE, CURSOR_BLINK, TEXTUAL_OUTPUT
     CURSOR_BLINK = args.cursor_blink
     BYTECODE_CACHE = not args.no_bytecode_cache
     TEXTUAL_OUTPUT = args.textual_output
+    sys.modules.setdefault("tui_stream", sys.modules[__name__])  # one copy of this module's settings
+    import tui_replies
+
     with LLMServer() as server:
         print("preparing a home with 500 stored dialogs and one of 2,000 messages…", flush=True)
         home = make_home(server, dialogs=500, big=2000, cursor_blink=args.cursor_blink)
         output = "Textual's own" if TEXTUAL_OUTPUT else "the output stage"
         blink = "blinking" if args.cursor_blink else "steady"
         print(f"frame rate while streaming: {args.fps or 'app default'}; output: {output}; cursor: {blink}\n")
-        steps: dict[str, Callable[[], None]] = {
-            "startup": lambda: measure_startup(home, args.fps, args.runs),
-            "open": lambda: measure_open(home, args.fps, args.runs),  # before the streams add newer dialogs
-            "idle": lambda: measure_idle(home, args.fps, args.idle_seconds, args.runs),
-            "everyday": lambda: measure_stream(server, home, args.fps, 2000, 100, "everyday streaming", args.runs),
-            "fast": lambda: measure_stream(server, home, args.fps, 4000, 2000, "fast streaming", args.runs),
+        runs, fps = args.runs, args.fps
+        steps: dict[str, Callable[[], list[Row]]] = {
+            "memory": lambda: tui_replies.measure_memory(server, home, fps, args.replies),
+            "long-dialog": lambda: tui_replies.measure_long_dialog(home, fps, runs),
+            "everyday": lambda: measure_stream(server, home, fps, 2000, 100, "everyday streaming", runs),
+            "fast": lambda: measure_stream(server, home, fps, 4000, 2000, "fast streaming", runs),
+            "startup": lambda: measure_startup(home, fps, runs),
+            "idle": lambda: measure_idle(home, fps, args.idle_seconds, runs),
+            "first-reply": lambda: tui_replies.measure_first_reply(server, home, fps, runs),
+            "final-render": lambda: tui_replies.measure_final_render(server, home, fps, runs),
         }
+        rows: list[Row] = []
         try:
-            for name, step in steps.items():
-                if args.only and name not in args.only:
+            for name in STEP_NAMES:
+                if (args.only and name not in args.only) or name in args.skip:
                     continue
-                if name == "startup" and args.skip_startup:
-                    continue
-                step()
+                rows += steps[name]()
                 print(flush=True)
         finally:
             shutil.rmtree(home, ignore_errors=True)  # a few MB of dialogs per run
+    print("| what | now (median, n, spread) | target |\n|---|---|---|")
+    for row in rows:
+        print(row.line())
 
 
 if __name__ == "__main__":

@@ -61,6 +61,30 @@ WRAPPER = textwrap.dedent(
         return write(self, data)
 
     linux_driver.LinuxDriver.write = watching_write
+
+    def watch_warm_up():  # what the first reply needs is loaded after the first frame, with no key pressed
+        import threading, time
+        from visindigo.tui.warm_up import modules_for
+
+        def run():
+            wanted = modules_for(["openai"])
+
+            def ssl_built():
+                module = sys.modules.get("visindigo.engine.providers._httpx")
+                return bool(module and module.shared_ssl_context.cache_info().currsize)
+
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not (all(n in sys.modules for n in wanted) and ssl_built()):
+                time.sleep(0.05)
+            while not state["resumed"]:
+                time.sleep(0.05)
+            built = ssl_built()
+            report.write(json.dumps({"warmed": sorted(n for n in wanted if n in sys.modules), "ssl": built}) + "\\n")
+            report.flush()
+
+        threading.Thread(target=run, daemon=True).start()
+
+    watch_warm_up()
     from visindigo.cli import main
 
     sys.argv = ["visindigo"]
@@ -125,7 +149,7 @@ def _run_until_resumed(home: Path, report: Path) -> list[dict[str, object]]:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             lines = report.read_text(encoding="utf-8").splitlines() if report.exists() else []
-            if len(lines) >= 2 or process.poll() is not None:
+            if len(lines) >= 3 or process.poll() is not None:
                 break
             time.sleep(0.05)
         os.write(master, b"\x11")  # ctrl+q
@@ -153,3 +177,18 @@ def test_the_first_frame_loads_nothing_it_does_not_need(tmp_path: Path) -> None:
     # app); after the first frame it is back on, with those objects frozen out of later collections.
     assert first["gc_enabled"] is False
     assert after and int(after[0]["frozen"]) > 10_000  # type: ignore[call-overload]
+
+
+def test_what_the_first_reply_needs_is_loaded_after_the_first_frame(tmp_path: Path) -> None:
+    """The deferred reply machinery is warmed in the background once the first frame is up (issue 14 §3): the
+    first reply no longer waits ~0.5 s for imports between Enter and its first token. No key is pressed here."""
+    from visindigo.tui.warm_up import modules_for
+
+    home = tmp_path / "home"
+    _make_home(home)
+    first, *after = _run_until_resumed(home, tmp_path / "report.jsonl")
+    assert "visindigo.engine.run_loop" not in first["modules"]  # type: ignore[operator]
+    warmed = [line for line in after if "warmed" in line]
+    assert warmed, "no report of the warm-up"
+    assert warmed[0]["warmed"] == sorted(modules_for(["openai"]))
+    assert warmed[0]["ssl"] is True

@@ -265,18 +265,37 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, App[None]):
             # two refreshes: the first lays the screen out, the second is the frame on the terminal
             self.call_after_refresh(self.call_after_refresh, self._resume_last_dialog, screen)
         if self.options.demo:
-            from .demo import install_demo
+            # after the first frame, as the last dialog is: seeding runs the demo model through the engine
+            self.call_after_refresh(self.call_after_refresh, self._start_demo, screen)
+        elif not self.center.providers:
+            self.call_after_refresh(self.first_run)
+        self.call_after_refresh(self.call_after_refresh, self._warm_up)
 
-            seeded = await install_demo(self.center, delay=self.options.demo_delay)
-            if seeded is not None:
-                screen.refresh_tree(seeded.id)
-                await screen.open_dialog(seeded)
+    async def _start_demo(self, screen: MainScreen) -> None:
+        """Seed the demo's dialogs, open the seeded branch and ask its live question (`--demo`).
+
+        Seeding is deferred past the first frame: it imports the provider machinery and runs the demo model
+        for two replies, which made `--demo`'s first frame 2.5× a bare Textual app's instead of ~1.5×.
+        """
+        from .demo import LIVE_QUESTION, install_demo
+
+        seeded = await install_demo(self.center, delay=self.options.demo_delay)
+        if seeded is not None and not screen.dialog.message_count:
+            screen.refresh_tree(seeded.id)
+            await screen.open_dialog(seeded)
+        elif seeded is not None:
+            screen.refresh_tree()  # the user started a dialog of their own already: the demo's waits in the tree
         if not self.center.providers:
             self.call_after_refresh(self.first_run)
-        elif self.options.demo and self.options.demo_live_question:
-            from .demo import LIVE_QUESTION
-
+        elif self.options.demo_live_question and seeded is not None and screen.dialog is seeded:
             self.call_after_refresh(screen.send, LIVE_QUESTION)
+
+    def _warm_up(self) -> None:
+        """Import what the first reply needs in a thread after the first frame (see `warm_up`)."""
+        from .warm_up import warm_up
+
+        kinds = [provider.kind for provider in self.center.providers] or ["openai"]
+        self.run_worker(lambda: warm_up(kinds), thread=True, group="warm-up", exit_on_error=False)
 
     async def _resume_last_dialog(self, screen: MainScreen) -> None:
         """Open the dialog changed last, where the user left. After the first frame: a long dialog's answers

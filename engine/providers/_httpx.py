@@ -10,6 +10,8 @@ httpx command line.
 
 from __future__ import annotations
 
+import functools
+import ssl
 import sys
 
 if "httpx" not in sys.modules:
@@ -17,4 +19,15 @@ if "httpx" not in sys.modules:
 
 import httpx as httpx
 
-__all__ = ["httpx"]
+__all__ = ["httpx", "shared_ssl_context"]
+
+
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """The certificate store every provider's client verifies against, loaded once per process.
+
+    httpx loads certifi's bundle into a new SSL context for each client it makes (40–80 ms); the first reply
+    waited for that, and every provider paid it again. The context is built the way httpx builds its default
+    one (SSL_CERT_FILE / SSL_CERT_DIR honoured), and the app builds it in the background after its first frame.
+    """
+    return httpx.create_ssl_context(trust_env=True)

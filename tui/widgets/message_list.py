@@ -1,8 +1,9 @@
 """The views of one dialog's messages, mounted lazily, and the reply that is streaming into them.
 
-Long dialogs stay fast because only the last `BATCH` messages are mounted when a dialog opens; scrolling to
-the top (or moving the cursor past the first mounted message) mounts the batch before, keeping the view where
-it was. The list is anchored to the bottom while the user has not scrolled up, so a streaming reply stays in
+Long dialogs stay fast because only the messages of a window (`message_window`) have views: the last `BATCH` when
+a dialog opens, the first `BATCH` after Home; scrolling past an edge of the window (or moving the cursor past
+it) moves it by a batch, keeping the view where it was, and the views that fall out are removed. The list is
+anchored to the bottom while the user has not scrolled up, so a streaming reply stays in
 sight without ever yanking the view away from someone reading above.
 
 This is the drawing half of `MessagePane`: it is told what changed (a message added, a stream opened, text to
@@ -24,9 +25,13 @@ from visindigo.engine import Dialog, Message, Role
 
 from ..sanitize import clean
 from ..workbench import RunState
+from .message_window import BATCH, EarlierMarker, LaterMarker, WindowedViews, over_cap_run_continues
+from .view_window import Window
 
 if TYPE_CHECKING:
     from .message_view import MessageView
+
+__all__ = ["BATCH", "EarlierMarker", "LaterMarker", "MessageList", "Notice"]
 
 
 def _message_view() -> type[MessageView]:
@@ -37,38 +42,10 @@ def _message_view() -> type[MessageView]:
     return MessageView
 
 
-def _over_cap_run_continues(dialog: Dialog, index: int) -> bool:
-    """Whether message `index` is a "not run: over the cap" result following another one (see run_loop)."""
-    return (
-        index > 0
-        and bool(dialog.message_at(index).meta.get("over_cap"))
-        and bool(dialog.message_at(index - 1).meta.get("over_cap"))
-    )
-
-
-#: Messages mounted when a dialog opens, and per step when scrolling up.
-BATCH = 40
-#: How close to the top (in lines) scrolling must come to load the previous batch.
+#: How close to an edge (in lines) scrolling must come to move the window.
 LOAD_MARGIN = 2
 #: Lines of blank room left under a streaming reply before more is reserved (see `_reserve_room`).
 ROOM_MARGIN = 3
-
-
-class EarlierMarker(Static):
-    """The line above the first mounted message, saying how many earlier ones there are."""
-
-    DEFAULT_CSS = """
-    EarlierMarker {
-        color: $text-muted;
-        text-align: center;
-        width: 1fr;
-    }
-    """
-
-    def set_count(self, count: int) -> None:
-        self.display = count > 0
-        noun = "message" if count == 1 else "messages"
-        self.update(Content(f"↑ {count:,} earlier {noun}: scroll up or press Home to load them"))
 
 
 class Notice(Static):
@@ -89,7 +66,7 @@ class Notice(Static):
     """
 
 
-class MessageList(VerticalScroll):
+class MessageList(WindowedViews, VerticalScroll):
     """Message views of `dialog`, the streaming reply, and the cursor."""
 
     class CursorMoved(TextualMessage):
@@ -109,7 +86,7 @@ class MessageList(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.dialog: Dialog | None = None
-        self._first = 0
+        self._window = Window(0, 0, 0)
         self._stream_view: MessageView | None = None
         self._stream_round = 0
         self._parts_shown = 0
@@ -118,11 +95,17 @@ class MessageList(VerticalScroll):
         self._loading = False
         self._autoload_suspended = 0
         self._marker = EarlierMarker(Content(""))
+        self._later = LaterMarker(Content(""))
 
     @property
     def first_mounted(self) -> int:
         """Index of the first message that has a view (earlier ones load on demand)."""
-        return self._first
+        return self._window.start
+
+    @property
+    def window(self) -> Window:
+        """The messages that have views."""
+        return self._window
 
     @property
     def views(self) -> list[MessageView]:
@@ -184,18 +167,10 @@ class MessageList(VerticalScroll):
         self.dialog = dialog
         self._alternatives = dict(alternatives or {})
         self._cursor = None
-        count = dialog.message_count
-        start = max(0, count - BATCH)
-        if focus_index is not None:
-            start = max(0, min(start, focus_index - 2))
-        self._first = start
+        window = Window.at_end(dialog.message_count, around=focus_index)
+        await self._mount_window(window)
         with self.app.batch_update():
-            await self.remove_children()
-            self._marker = EarlierMarker(Content(""))
-            self._marker.set_count(start)
-            views = [self._make_view(i) for i in range(start, count) if not _over_cap_run_continues(dialog, i)]
-            await self.mount_all([self._marker, *views])
-            if run is not None and run.running:
+            if run is not None and run.running and window.reaches_end:
                 for call_id, (function_id, arguments) in run.running_tools.items():
                     await self.tool_started(call_id, function_id, arguments)
                 if run.streaming:
@@ -207,7 +182,11 @@ class MessageList(VerticalScroll):
             self.follow()
 
     def follow(self) -> None:
-        """Stick to the bottom again (after sending, or when the user asks for the end)."""
+        """Stick to the bottom again (after sending, or when the user asks for the end); the window moves to
+        the end of the dialog first when it is elsewhere."""
+        if not self._window.reaches_end and self.dialog is not None:
+            self.run_worker(self.show_end(), group="show-end", exclusive=True, exit_on_error=False)
+            return
         self.anchor()
         self.scroll_end(animate=False, immediate=False)
 
@@ -218,39 +197,6 @@ class MessageList(VerticalScroll):
                 position, total = self._alternatives.get(view.index, (0, 0))
                 view.set_alternatives(position, total)
 
-    async def load_earlier(self, count: int = BATCH, *, keep_position: bool = True) -> int:
-        """Mount up to `count` messages before the first mounted one; returns how many were mounted.
-
-        With `keep_position` the view stays on what the user was reading (the new messages appear above it).
-        """
-        if self.dialog is None or self._first <= 0 or self._loading:
-            return 0
-        self._loading = True
-        try:
-            start = max(0, self._first - count)
-            views = [self._make_view(i) for i in range(start, self._first)]
-            before_height = self.virtual_size.height
-            before_scroll = self.scroll_y
-            first = self.views[0] if self.views else None
-            self._suspend_autoload()
-            if first is not None:
-                await self.mount_all(views, before=first)
-            else:
-                await self.mount_all(views)
-            self._first = start
-            self._marker.set_count(start)
-
-            def settle() -> None:
-                if keep_position:
-                    grown = self.virtual_size.height - before_height
-                    self.scroll_to(y=before_scroll + grown, animate=False, immediate=True)
-                self._resume_autoload()
-
-            self.call_after_refresh(settle)
-            return len(views)
-        finally:
-            self._loading = False
-
     def _suspend_autoload(self) -> None:
         self._autoload_suspended += 1
 
@@ -259,10 +205,13 @@ class MessageList(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self._autoload_suspended or self._loading or self._first <= 0:
+        if self._autoload_suspended or self._loading:
             return
-        if new_value <= LOAD_MARGIN < old_value:
+        if self._window.start > 0 and new_value <= LOAD_MARGIN < old_value:
             self.run_worker(self.load_earlier(), group="load-earlier", exclusive=True, exit_on_error=False)
+        bottom = self.max_scroll_y - LOAD_MARGIN
+        if not self._window.reaches_end and new_value >= bottom > old_value:
+            self.run_worker(self.load_later(), group="load-later", exclusive=True, exit_on_error=False)
 
     def _scroll_quietly(self, scroll: Callable[[], object]) -> None:
         """Scroll without that counting as the user reaching the top (which loads earlier messages)."""
@@ -281,10 +230,15 @@ class MessageList(VerticalScroll):
 
     async def message_added(self, index: int) -> None:
         """The dialog gained message `index`: bind the view waiting for it, or mount a new one."""
-        if self.dialog is None or index < self._first:
+        if self.dialog is None or index < self._window.start:
+            return
+        following = self.is_anchored and not self._anchor_released
+        self._window = self._window.grown(self.dialog.message_count, trim=following)
+        if index >= self._window.end:  # the window is away from the end: the marker below counts it
+            self._later.set_count(self._window.later)
             return
         message = self.dialog.message_at(index)
-        if _over_cap_run_continues(self.dialog, index):  # one block stands for all the calls over the cap
+        if over_cap_run_continues(self.dialog, index):  # one block stands for all the calls over the cap
             return
         if self.view_for(index) is not None:
             return
@@ -293,6 +247,7 @@ class MessageList(VerticalScroll):
             self._stream_view = None
             await stream.finish(message, index)
             self._apply_alternatives(stream)
+            await self._trim()
             return
         if message.role is Role.TOOL:
             for view in self.views:
@@ -306,7 +261,8 @@ class MessageList(VerticalScroll):
         if waiting is not None:
             await self.mount(view, before=waiting)
         else:
-            await self.mount(view)
+            await self.mount(view, before=self._later)
+        await self._trim()
 
     def _apply_alternatives(self, view: MessageView) -> None:
         if view.index is not None and view.index in self._alternatives:
@@ -320,8 +276,10 @@ class MessageList(VerticalScroll):
     async def open_stream(self, round_number: int) -> None:
         """A new answer begins: mount a streaming view at the bottom."""
         await self.stop_stream()
+        if not self._window.reaches_end:  # the reader is elsewhere in a long dialog: End shows the stream
+            return
         view = _message_view()(Message(Role.ASSISTANT, ""), None, streaming=True)
-        await self.mount(view)
+        await self.mount(view, before=self._later)
         view.start_stream()
         self._stream_view = view
         self._stream_round = round_number
@@ -384,7 +342,8 @@ class MessageList(VerticalScroll):
             return  # (a finished call of an earlier round may have used the same id: that one has an index)
         view = _message_view()(Message(Role.TOOL, "", tool_call_id=call_id, name=function_id), None)
         view._tool_state.update(name=function_id, arguments=arguments, running=True)
-        await self.mount(view)
+        if self._window.reaches_end:
+            await self.mount(view, before=self._later)
 
     async def tool_progressed(self, call_id: str, text: str) -> None:
         for view in self.views:
@@ -411,7 +370,7 @@ class MessageList(VerticalScroll):
         if any(i >= count for i in bound):
             await self.show_dialog(self.dialog, alternatives=self._alternatives)
             return
-        last = max(bound, default=self._first - 1)
+        last = max(bound, default=self._window.start - 1)
         for index in range(last + 1, count):
             await self.message_added(index)
 

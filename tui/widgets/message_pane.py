@@ -41,7 +41,7 @@ class MessagePane(MessageList, can_focus=True):
     | key | action |
     |---|---|
     | ↑ / ↓ | move the cursor between messages |
-    | home / end | first / last message (home loads earlier ones) |
+    | home / end | first / last message of the dialog, however long it is |
     | y | copy the message (OSC 52) |
     | 1-9 | copy code block n of the message |
     | s | save the message to a file |
@@ -293,21 +293,34 @@ class MessagePane(MessageList, can_focus=True):
                 self._scroll_quietly(lambda: self.scroll_home(animate=False))
                 return
         if position >= len(views):
-            self.scroll_end(animate=False)
-            return
-        self.select_view(views[max(0, position)])
+            if await self.load_later():
+                views = self.views
+                position = views.index(current) + 1 if current in views else len(views) - 1
+            else:
+                self.scroll_end(animate=False)
+                return
+        self.select_view(views[max(0, min(position, len(views) - 1))])
 
     async def action_first(self) -> None:
-        """The first mounted message, after mounting one more batch (press again to go further back)."""
-        await self.load_earlier(keep_position=False)
+        """The dialog's first message, in one step however long the dialog is."""
+        if self.first_mounted > 0:
+            async with self._changing:
+                await self.show_start()
         if self.views:
             self.select_view(self.views[0], scroll=False)
         self._scroll_quietly(lambda: self.scroll_home(animate=False, immediate=True))
 
-    def action_last(self) -> None:
+    async def action_last(self) -> None:
+        if not self.window.reaches_end:
+            await self.show_end()
         if self.views:
             self.select_view(self.views[-1], scroll=False)
         self.follow()
+
+    async def show_end(self) -> None:
+        """The dialog's last messages with its live reply, as when it was opened."""
+        if self.dialog is not None:
+            await self.show(self.dialog)
 
     def _target(self) -> MessageView | None:
         view = self.cursor

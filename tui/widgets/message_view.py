@@ -362,7 +362,8 @@ class MessageView(Widget):
                 raise
 
     async def finish(self, message: Message, index: int) -> None:
-        """Bind the streamed view to the dialog's message and render it once in full."""
+        """Bind the streamed view to the dialog's message and show its final render: the streamed blocks with
+        their code coloured in place when they are the message's text, else the message rendered in full."""
         await self.stop_stream()
         self.reserve_lines(None)
         self.streaming = False
@@ -372,9 +373,10 @@ class MessageView(Widget):
         markdowns = self.query(LiveMarkdown)
         if markdowns and (message.content or not message.tool_calls):
             markdown = markdowns.first()
-            markdown.live = False
             text, hidden = self._shown(message.content)
-            await markdown.update(text)
+            if hidden or not markdown.colour_in_place(text):
+                markdown.live = False
+                await markdown.update(text)
             await self.query(".calls, FoldNote").remove()
             if hidden:
                 await self.query_one(".main", Vertical).mount(FoldNote(hidden), before=".meta")

@@ -1,0 +1,94 @@
+"""Long dialogs through a window of views (issue 14 §1): Home and End in one step, a bounded number of views
+however far the reader scrolls or however many replies arrive, and the keys working at either end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from visindigo.tui.widgets.message_list import LaterMarker
+from visindigo.tui.widgets.view_window import LIMIT, STEP
+
+from .helpers import answer, main_screen, make_app, make_center, seeded_dialog, settle, type_text
+
+
+def _indexes(screen: object) -> list[int]:
+    return [v.index for v in screen.pane.views if v.index is not None]  # type: ignore[attr-defined]
+
+
+async def _open_at_home(app: object, pilot: object, dialog: object) -> object:
+    """Open `dialog` and press Home in its messages; the main screen."""
+    screen = main_screen(app)  # type: ignore[arg-type]
+    await screen.open_dialog(dialog)  # type: ignore[arg-type]
+    await pilot.pause()  # type: ignore[attr-defined]
+    screen.pane.focus()
+    await pilot.press("home")  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+    return screen
+
+
+async def test_home_and_end_reach_either_end_of_a_2000_message_dialog_in_one_step() -> None:
+    center = make_center([])
+    dialog = seeded_dialog(center, [(f"question {n}", f"answer {n}") for n in range(1000)])
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen: Any = await _open_at_home(app, pilot, dialog)
+        assert _indexes(screen) == list(range(STEP))
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 0
+        assert screen.pane.scroll_y == 0
+        later = screen.pane.query_one(LaterMarker)
+        assert later.display and "1,960 later messages" in str(later.render())
+        await pilot.press("end")
+        await settle(pilot)
+        assert _indexes(screen) == list(range(2000 - STEP, 2000))
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 1999
+        assert not screen.pane.query_one(LaterMarker).display
+
+
+async def test_moving_through_a_long_dialog_keeps_at_most_the_limit_of_views() -> None:
+    center = make_center([])
+    dialog = seeded_dialog(center, [(f"question {n}", f"answer {n}") for n in range(100)])
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(app)
+        await screen.open_dialog(dialog)
+        await pilot.pause()
+        for _ in range(6):  # up past the top of the window, batch by batch (as scrolling to the top does)
+            await screen.pane.load_earlier()
+            await pilot.pause()
+            assert len(screen.pane.views) <= LIMIT
+        assert _indexes(screen)[0] == 0 and len(_indexes(screen)) == LIMIT
+        screen.pane.focus()
+        screen.pane.select_view(screen.pane.views[-1])
+        await pilot.press("down")  # the cursor past the last view moves the window on
+        await pilot.pause()
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == LIMIT
+        assert len(screen.pane.views) <= LIMIT and _indexes(screen)[-1] == LIMIT + STEP - 1
+
+
+async def test_replies_in_one_dialog_keep_the_window_at_one_step_while_following() -> None:
+    app = make_app([answer(f"answer {n}") for n in range(22)])
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(app)
+        for n in range(22):
+            await type_text(pilot, f"question {n}")
+            await pilot.press("enter")
+            await settle(pilot)
+        assert screen.dialog.message_count == 44
+        assert _indexes(screen) == list(range(44 - STEP, 44))  # the oldest views were removed
+        assert screen.pane.views[-1].message.content == "answer 21"
+
+
+async def test_sending_from_the_top_of_a_long_dialog_shows_the_end_with_the_reply() -> None:
+    center = make_center([answer("the new answer")])
+    dialog = seeded_dialog(center, [(f"question {n}", f"answer {n}") for n in range(200)])
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen: Any = await _open_at_home(app, pilot, dialog)
+        assert _indexes(screen)[0] == 0
+        screen.composer.input.focus()
+        await type_text(pilot, "one more")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.dialog.message_count == 402
+        assert _indexes(screen)[-1] == 401
+        assert screen.pane.views[-1].message.content == "the new answer"

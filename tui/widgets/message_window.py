@@ -1,0 +1,206 @@
+"""The window of a message list: which messages have views, and moving it (issue 14 §1).
+
+Only the messages of a `Window` (`view_window`) have views; the rest are text in the dialog, counted by a
+marker above and one below. Home and End put the window at either end of the dialog at once; scrolling past
+an edge (or moving the cursor past it) moves it by a batch, keeping the view on what the user was reading;
+the views that fall out are removed, so memory and each frame's layout stay bounded however long the dialog
+or the session. This is the part of `MessageList` that mounts and removes views for the window.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.content import Content
+from textual.widgets import Static
+
+from .view_window import STEP, Window
+
+if TYPE_CHECKING:
+    from visindigo.engine import Dialog
+
+    from .message_view import MessageView
+
+#: Messages mounted when a dialog opens, and per step when scrolling past an edge of the window.
+BATCH = STEP
+
+
+def over_cap_run_continues(dialog: Dialog, index: int) -> bool:
+    """Whether message `index` is a "not run: over the cap" result following another one (see run_loop)."""
+    return (
+        index > 0
+        and bool(dialog.message_at(index).meta.get("over_cap"))
+        and bool(dialog.message_at(index - 1).meta.get("over_cap"))
+    )
+
+
+class EarlierMarker(Static):
+    """The line above the first mounted message, saying how many earlier ones there are."""
+
+    DEFAULT_CSS = """
+    EarlierMarker {
+        color: $text-muted;
+        text-align: center;
+        width: 1fr;
+    }
+    """
+
+    def set_count(self, count: int) -> None:
+        self.display = count > 0
+        noun = "message" if count == 1 else "messages"
+        self.update(Content(f"↑ {count:,} earlier {noun}: scroll up to show them, Home for the first"))
+
+
+class LaterMarker(EarlierMarker):
+    """The line below the last mounted message when the window does not reach the end of the dialog."""
+
+    def set_count(self, count: int) -> None:
+        self.display = count > 0
+        noun = "message" if count == 1 else "messages"
+        self.update(Content(f"↓ {count:,} later {noun}: scroll down or press End to show them"))
+
+
+class WindowedViews:
+    """Mounts the views of the list's window and moves it; mixed into `MessageList` (which has the views)."""
+
+    if TYPE_CHECKING:  # what the list provides
+        dialog: Dialog | None
+        app: Any
+        scroll_y: float
+        virtual_size: Any
+        _window: Window
+        _marker: EarlierMarker
+        _later: LaterMarker
+        _loading: bool
+        _cursor: MessageView | None
+        _alternatives: dict[int, tuple[int, int]]
+
+        @property
+        def views(self) -> list[MessageView]: ...
+        def _make_view(self, index: int) -> MessageView: ...
+        def _suspend_autoload(self) -> None: ...
+        def _resume_autoload(self) -> None: ...
+        def _scroll_quietly(self, scroll: Any) -> None: ...
+        def call_after_refresh(self, callback: Any, *args: Any) -> bool: ...
+        def scroll_to(self, *args: Any, **kwargs: Any) -> None: ...
+        def scroll_home(self, *args: Any, **kwargs: Any) -> None: ...
+        def release_anchor(self) -> None: ...
+        def remove_children(self, selector: Any = "*") -> Any: ...
+        def mount_all(self, widgets: Any, *, before: Any = None, after: Any = None) -> Any: ...
+        async def stop_stream(self) -> None: ...
+        async def show_dialog(self, dialog: Dialog, **kwargs: Any) -> None: ...
+
+    async def _mount_window(self, window: Window) -> None:
+        """Replace every view with those of `window`, between the earlier and later markers."""
+        assert self.dialog is not None
+        dialog = self.dialog
+        self._window = window
+        with self.app.batch_update():
+            await self.remove_children()
+            self._marker = EarlierMarker(Content(""))
+            self._marker.set_count(window.earlier)
+            self._later = LaterMarker(Content(""))
+            self._later.set_count(window.later)
+            views = [
+                self._make_view(i) for i in range(window.start, window.end) if not over_cap_run_continues(dialog, i)
+            ]
+            await self.mount_all([self._marker, *views, self._later])
+
+    async def show_start(self) -> None:
+        """The first messages of the dialog, in one step however long it is (Home)."""
+        if self.dialog is None:
+            return
+        await self.stop_stream()
+        self._cursor = None
+        self.release_anchor()
+        await self._mount_window(Window.at_start(self.dialog.message_count))
+        self._scroll_quietly(lambda: self.scroll_home(animate=False, immediate=True))
+
+    async def show_end(self) -> None:
+        """Show the dialog's last messages (and its live reply) again; the pane adds the run."""
+        if self.dialog is not None:
+            await self.show_dialog(self.dialog, alternatives=self._alternatives)
+
+    async def load_earlier(self, count: int = BATCH, *, keep_position: bool = True) -> int:
+        """Move the window `count` messages back: mount their views above the first one and remove the views
+        that fall out at the bottom; returns how many were mounted.
+
+        With `keep_position` the view stays on what the user was reading (the new messages appear above it).
+        """
+        if self.dialog is None or self._window.start <= 0 or self._loading:
+            return 0
+        self._loading = True
+        try:
+            old, new = self._window, self._window.step_back(count)
+            views = [self._make_view(i) for i in range(new.start, old.start)]
+            before_height = self.virtual_size.height
+            before_scroll = self.scroll_y
+            first = self.views[0] if self.views else None
+            self._suspend_autoload()
+            with self.app.batch_update():
+                if first is not None:
+                    await self.mount_all(views, before=first)
+                else:
+                    await self.mount_all(views, after=self._marker)
+                await self._remove_outside(new)
+            self._window = new
+            self._marker.set_count(new.earlier)
+            self._later.set_count(new.later)
+
+            def settle() -> None:
+                if keep_position:
+                    grown = self.virtual_size.height - before_height
+                    self.scroll_to(y=before_scroll + grown, animate=False, immediate=True)
+                self._resume_autoload()
+
+            self.call_after_refresh(settle)
+            return len(views)
+        finally:
+            self._loading = False
+
+    async def load_later(self, count: int = BATCH) -> int:
+        """Move the window `count` messages on: mount their views below the last one and remove the views that
+        fall out at the top, keeping the view on what the user was reading; returns how many were mounted."""
+        if self.dialog is None or self._window.reaches_end or self._loading:
+            return 0
+        self._loading = True
+        try:
+            old, new = self._window, self._window.step_forward(count)
+            views = [
+                self._make_view(i)
+                for i in range(old.end, new.end)
+                if not over_cap_run_continues(self.dialog, i)
+            ]
+            leaving = [v for v in self.views if v.index is not None and v.index < new.start]
+            removed_height = sum(v.outer_size.height for v in leaving)
+            self._suspend_autoload()
+            with self.app.batch_update():
+                await self.mount_all(views, before=self._later)
+                await self._remove_outside(new)
+            self._window = new
+            self._marker.set_count(new.earlier)
+            self._later.set_count(new.later)
+            before_scroll = self.scroll_y
+
+            def settle() -> None:
+                if removed_height:
+                    self.scroll_to(y=max(0, before_scroll - removed_height), animate=False, immediate=True)
+                self._resume_autoload()
+
+            self.call_after_refresh(settle)
+            return len(views)
+        finally:
+            self._loading = False
+
+    async def _remove_outside(self, window: Window) -> None:
+        """Remove the views of messages outside `window` (views not yet bound to a message stay)."""
+        leaving = [v for v in self.views if v.index is not None and not window.start <= v.index < window.end]
+        if self._cursor in leaving:
+            self._cursor = None
+        if leaving:
+            await self.remove_children(leaving)
+
+    async def _trim(self) -> None:
+        """Views that fell out of the window at the top (while following) go, with the marker updated."""
+        self._marker.set_count(self._window.earlier)
+        await self._remove_outside(self._window)

@@ -8,12 +8,14 @@ Run it on the 10,000-dialog store that bench/store_scale.py builds:
 Prints the time of `PRAGMA quick_check` and of `integrity_check` on that file (the operating system's file
 cache warm, as for an app that was just started), `Center.open` with and without the check, and then damages a
 copy of the file (a few pages in the middle overwritten) and times opening it and `Store.verify` (the check the
-app runs in the background for a store too big to check at open): detection, moving aside, salvage.
+app runs in the background for a store too big to check at open): detection, moving aside, salvage, with the
+time of each stage of the salvage (as its progress reports them) and the peak memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -70,15 +72,26 @@ def main() -> None:
             for where in (size // 3, size // 2, 2 * size // 3):
                 handle.seek(where - where % page)
                 handle.write(b"\xa5" * page * 4)
+        stages: dict[str, float] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            stages.setdefault(stage, time.perf_counter())
+
         started = time.perf_counter()
-        center = Center.open(home)
+        center = Center.open(home, on_salvage=progress)
         opened = (time.perf_counter() - started) * 1000
         assert center.store is not None
         started = time.perf_counter()
         problem = center.store.verify()  # what the app runs in the background for a store this big
-        elapsed = (time.perf_counter() - started) * 1000
+        ended = time.perf_counter()
         print(f"open a damaged copy                 {opened:9.1f} ms (no check at open: {size / 1e6:.0f} MB)")
-        print(f"background check + salvage          {elapsed:9.1f} ms (found: {problem})")
+        print(f"background check + salvage          {(ended - started) * 1000:9.1f} ms (found: {problem!r:.60})")
+        marks = [started, *stages.values(), ended]
+        names = ["check (quick_check)", *stages]
+        for name, begin, end in zip(names, marks, marks[1:], strict=False):
+            print(f"  {name:<32} {(end - begin) * 1000:9.1f} ms")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak memory of this process         {peak:9.0f} MB")
         for notice in center.notices:
             print("  notice:", notice)
         center.close()

@@ -8,7 +8,7 @@ not choose. A Center made with `Center()` is in memory; `Center.open(home)` give
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +63,7 @@ class Center:
         config_path: str | os.PathLike[str] | None = None,
         data_dir: str | os.PathLike[str] | None = None,
         read_only: bool = False,
+        on_salvage: Callable[[str, int, int], None] | None = None,
     ) -> Center:
         """A Center backed by the store, configured from the config file (see `engine.storage.open_center`).
 
@@ -71,7 +72,9 @@ class Center:
         """
         from .storage.opening import open_center
 
-        return open_center(cls, home, config_path=config_path, data_dir=data_dir, read_only=read_only)
+        return open_center(
+            cls, home, config_path=config_path, data_dir=data_dir, read_only=read_only, on_salvage=on_salvage
+        )
 
     @property
     def read_only(self) -> bool:

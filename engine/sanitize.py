@@ -113,6 +113,11 @@ class TerminalWriter:
     def isatty(self) -> bool:
         return self._stream.isatty()
 
+    @property
+    def raw(self) -> TextIO:
+        """The stream itself, for text of our own that needs a carriage return (a progress line)."""
+        return self._stream
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 

@@ -12,6 +12,9 @@ import pytest
 from tests import net_guard
 from tests.llm_server import LLMServer
 
+#: Fixtures of a damaged big store, for the engine, command-line and app tests of the background check.
+pytest_plugins = ["tests.damaged_store"]
+
 _NET_LOG = Path(tempfile.gettempdir()) / f"visindigo-net-guard-{os.getpid()}.log"
 
 

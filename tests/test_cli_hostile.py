@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.hostile_text import HOSTILE, MARKERS, leaks, run_in_pty
 from visindigo.cli import main
 from visindigo.engine import Center, Message, Role
-from visindigo.engine.storage import Store
-from visindigo.engine.storage import lock as lock_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,8 +94,13 @@ def test_list_and_export_create_nothing_where_there_is_no_store(tmp_path: Path) 
     listed = cli("list", "--data-dir", str(data))
     assert (listed.returncode, listed.stdout, listed.stderr) == (0, "", "No dialogs yet.\n")
     exported = cli("export", "abc", "--data-dir", str(data))
-    assert exported.returncode == 1 and exported.stderr == "No dialogs yet.\n"
+    assert (exported.returncode, exported.stdout, exported.stderr) == (0, "", "No dialogs yet.\n")
     assert not data.exists()
+    home = tmp_path / "fresh-home"  # a first run: VISINDIGO_HOME names a folder that is not there yet
+    for argv in (["list"], ["export", "abc"], ["export", "abc", "--format", "markdown", "-o", str(tmp_path / "x.md")]):
+        result = cli(*argv, env_home=home)
+        assert (result.returncode, result.stdout, result.stderr) == (0, "", "No dialogs yet.\n"), argv
+    assert not home.exists() and not (tmp_path / "x.md").exists()
 
 
 def test_list_takes_no_lock_and_changes_nothing(tmp_path: Path) -> None:
@@ -112,6 +113,24 @@ def test_list_takes_no_lock_and_changes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in data.iterdir()) == before
 
 
+def test_list_and_export_on_a_damaged_store_say_so_in_one_line_and_repair_nothing(
+    damaged_big_home: tuple[Path, list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home, ids = damaged_big_home
+    data = home / "data"
+    before = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in data.iterdir())
+    statuses = [main(["list", "--data-dir", str(data)])]
+    for number, dialog_id in enumerate(ids):
+        statuses.append(main(["export", dialog_id, "--data-dir", str(data), "-o", str(tmp_path / f"{number}.json")]))
+    err = capsys.readouterr().err
+    failures = [line for line in err.splitlines() if not line.startswith("Wrote ")]
+    assert 1 in statuses and len(failures) == statuses.count(1), err  # one line per failing command
+    for line in failures:
+        assert line.startswith("visindigo: The dialog store ") and "is damaged" in line, line
+        assert line.endswith("start Visindigo on it to repair it.") and "Traceback" not in line
+    assert sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in data.iterdir()) == before
+
+
 # --- §3: never a traceback --------------------------------------------------------------------------------------
 
 
@@ -122,29 +141,7 @@ def one_line_failure(result: subprocess.CompletedProcess[str]) -> str:
     return result.stderr
 
 
-def test_a_full_disk_at_the_lock_gives_one_line_and_leaves_the_lock_free(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    export = tmp_path / "one.json"
-    export.write_text(json.dumps({"dialogs": [{"id": "d1", "messages": []}]}))
-    real_open = open
-
-    class FullDisk:
-        def __init__(self, handle: Any) -> None:
-            self._handle = handle
-
-        def write(self, text: str) -> int:
-            raise OSError(28, "No space left on device")
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._handle, name)
-
-    monkeypatch.setattr(lock_module, "open", lambda *a, **k: FullDisk(real_open(*a, **k)), raising=False)
-    status = main(["import", str(export), "--data-dir", str(tmp_path / "data")])
-    err = capsys.readouterr().err
-    assert status == 1 and err.count("\n") == 1 and "No space left on device" in err and "visindigo.lock" in err
-    monkeypatch.undo()
-    Store.open(tmp_path / "data").close()  # the lock was given back
+# A full disk: tests/test_full_disk.py fills a real one.
 
 
 def test_deep_json_permissions_and_a_locked_store_are_one_line_each(tmp_path: Path) -> None:
@@ -166,21 +163,6 @@ def test_deep_json_permissions_and_a_locked_store_are_one_line_each(tmp_path: Pa
     finally:
         held.kill()
         held.wait(10)
-
-
-def test_a_failing_store_during_import_is_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    export = tmp_path / "one.json"
-    export.write_text(json.dumps({"dialogs": [{"id": "d1", "messages": [{"role": "user", "content": "x"}]}]}))
-
-    def full(*args: object, **kwargs: object) -> None:
-        raise sqlite3.OperationalError("database or disk is full")
-
-    monkeypatch.setattr(Store, "save_dialog", full)
-    status = main(["import", str(export), "--data-dir", str(tmp_path / "data")])
-    err = capsys.readouterr().err
-    assert status == 1 and err.count("\n") == 1 and "disk is full" in err
 
 
 # --- §4: imports ------------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from .crash import CrashLogging
 from .output_stage import StagedDisplay
 from .sanitize import clean, clean_line, cut
 from .screens.main import MainScreen
+from .store_check import StoreChecking
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -91,7 +92,7 @@ def configured_cursor_blink(center: Center) -> bool:
 NOTICE_LIMIT = 2000
 
 
-class VisindigoApp(CrashLogging, StagedDisplay, App[None]):
+class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, App[None]):
     """A keyboard-first LLM workstation. ctrl+p lists every command; f1 lists every key."""
 
     TITLE = "Visindigo"
@@ -225,11 +226,9 @@ class VisindigoApp(CrashLogging, StagedDisplay, App[None]):
             self.install_tool_source()
         for notice in self._startup_notices:
             self.notify(notice, severity="warning", timeout=10, markup=False)
-        store = self.center.store
-        if store is not None:
-            store.on_error = self._store_problem
-            if not store.checked_at_open:  # a big store: its integrity check runs while the user works
-                self.run_worker(store.verify, thread=True, group="store-check", exit_on_error=False)
+        if self.center.store is not None:
+            self.center.store.on_error = self._store_problem
+            self.start_store_check(self.center)  # a big store: its integrity check runs while the user works
 
     def _store_problem(self, message: str) -> None:
         """A store write failed or the store was repaired (possibly from a worker thread): tell the user."""

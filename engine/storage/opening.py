@@ -9,6 +9,7 @@ from ..config import apply_config, load_config
 from ..config.apply import ConfigTarget
 from ..paths import ensure_dirs, resolve_paths
 from .errors import StoreError
+from .salvage import SalvageProgress
 from .store import Store
 
 if TYPE_CHECKING:
@@ -34,13 +35,15 @@ def open_center(
     config_path: str | os.PathLike[str] | None = None,
     data_dir: str | os.PathLike[str] | None = None,
     read_only: bool = False,
+    on_salvage: SalvageProgress | None = None,
 ) -> C:
     """A Center configured from the config file and backed by the store of the data directory.
 
     Config problems never stop it: they are in `center.notices`, with what the store reports (a file moved
     aside, replies recovered after a crash). Raises `StoreLocked` / `StoreError` when the store is unusable.
     `read_only` reads the store beside the instance that holds its lock and writes nothing to it
-    (`Center.read_only`); it needs a store that exists.
+    (`Center.read_only`); it needs a store that exists. `on_salvage` hears the progress of copying a damaged
+    store (`Store.open`).
     """
     paths = resolve_paths(home, config_path=config_path, data_dir=data_dir)
     try:
@@ -49,7 +52,7 @@ def open_center(
         raise StoreError(f"Cannot create Visindigo's folders: {exc}") from exc
     # The store first: a second instance refused by the lock says so in one sentence, without first reporting
     # every problem of a config file it will not use.
-    store = Store.open_read_only(paths) if read_only else Store.open(paths)
+    store = Store.open_read_only(paths) if read_only else Store.open(paths, on_salvage=on_salvage)
     try:
         config, problems = load_config(paths)
         center = cls()

@@ -24,10 +24,10 @@ from ..message import Message, Role
 from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
 from ..sanitize import clean_line
 from . import rows
-from .database import CHECK_AT_OPEN_BYTES, open_database, open_read_only, rebuild_damaged
+from .database import CHECK_AT_OPEN_BYTES, configure, connect, copy_damaged, install_copy, open_database, open_read_only
 from .errors import StoreError
 from .lock import DataDirLock
-from .salvage import integrity_problem, is_damage
+from .salvage import SalvageProgress, integrity_problem, is_damage
 from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet, query_terms, split_marks
 from .tracker import DialogTracker
 
@@ -70,12 +70,13 @@ def survives_damage(
     def wrap(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate[Store, P], R]:
         @functools.wraps(method)
         def run(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            seen = store.repairs
             try:
                 return method(store, *args, **kwargs)
             except sqlite3.DatabaseError as error:
                 if store._depth or not is_damage(error):
                     raise
-                store.recover_from_damage(error)
+                store.recover_from_damage(error, seen=seen)
             first = args[0] if args else None
             dialog_id = first.id if isinstance(first, Dialog) else first
             if saved_by_recovery and dialog_id in store._trackers:
@@ -114,6 +115,10 @@ class Store:
         #: Opened with `open_read_only`: a damaged file is reported, never repaired from here.
         self.read_only = False
         self._mutex = threading.RLock()
+        #: Held for a whole repair (taken before `_mutex`, never after): one at a time, and `close` waits for it.
+        self._repairing = threading.RLock()
+        #: How many repairs replaced the file (see `recover_from_damage`).
+        self.repairs = 0
         self._depth = 0
         self._trackers: dict[str, DialogTracker] = {}
         self.notices: list[str] = []
@@ -121,13 +126,16 @@ class Store:
         self.read_only = False
         #: Called with a message the user should see when a write fails (the dialog stays intact in memory).
         self.on_error: Callable[[str], None] | None = None
+        #: Hears the progress of a salvage (stage, done, total), possibly from a worker thread (`verify`).
+        self.on_salvage: SalvageProgress | None = None
 
     @classmethod
-    def open(cls, paths: Paths | Path | str) -> Store:
+    def open(cls, paths: Paths | Path | str, *, on_salvage: SalvageProgress | None = None) -> Store:
         """Open the store of `paths` (or of a data directory), creating it when needed.
 
         Raises `StoreLocked` when another instance uses the directory and `StoreError` when the store cannot
         be used at all; a corrupt or foreign file is moved aside and reported in `notices` instead.
+        `on_salvage` hears the progress of copying a damaged store found at open (`salvage.SalvageProgress`).
         """
         data_dir = paths.data_dir if isinstance(paths, Paths) else Path(paths)
         db_file = data_dir / DB_FILE_NAME
@@ -139,11 +147,12 @@ class Store:
         lock = DataDirLock(lock_file)
         lock.acquire()
         try:
-            conn, notices = open_database(db_file)
+            conn, notices = open_database(db_file, progress=on_salvage)
         except BaseException:
             lock.release()
             raise
         store = cls(conn, path=db_file, lock=lock)
+        store.on_salvage = on_salvage
         store.notices.extend(notices)
         recovered = store.recover_drafts()
         if recovered:
@@ -165,8 +174,9 @@ class Store:
         return store
 
     def close(self) -> None:
-        """Write pending stream checkpoints, stop tracking, close the file and release the lock."""
-        with self._mutex:
+        """Write pending stream checkpoints, stop tracking, close the file and release the lock (after a repair
+        under way has finished)."""
+        with self._repairing, self._mutex:
             for tracker in list(self._trackers.values()):
                 tracker.detach(flush=True)
             self._trackers.clear()
@@ -228,6 +238,7 @@ class Store:
         recover as `recover_from_damage` does. Returns what was wrong, or None. Safe to call from a thread."""
         if self.read_only or self._lock is None:
             return None
+        seen = self.repairs
         try:
             conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True, check_same_thread=False)
         except sqlite3.Error:
@@ -237,24 +248,47 @@ class Store:
         finally:
             conn.close()
         if problem is not None:
-            self.recover_from_damage(sqlite3.DatabaseError(problem))
+            with contextlib.suppress(sqlite3.DatabaseError):  # a repair that could not be made was reported
+                self.recover_from_damage(sqlite3.DatabaseError(problem), seen=seen)
         return problem
 
-    def recover_from_damage(self, error: sqlite3.DatabaseError) -> None:
+    def recover_from_damage(self, error: sqlite3.DatabaseError, *, seen: int | None = None) -> None:
         """The file turned out damaged: move it aside, copy what can be read into a new one, then write every
         tracked dialog again whole (what is in memory is the newest state). Tells the user through `on_error`.
 
-        A read-only store is not repaired (another process may own the file): that is a `StoreError`.
+        The copy is made without the store's mutex: the app goes on reading (and writing) the damaged file
+        meanwhile, and only the swap waits for it — a salvage of 10,000 dialogs takes tens of seconds. Writes
+        made meanwhile to dialogs that are not tracked are not in the copy. One repair runs at a time; `seen`
+        (`repairs` when the caller met the damage) makes a caller that waited for another thread's repair
+        return at once, to try again on the new file. A read-only store is not repaired (another process may
+        own the file): that is a `StoreError`.
         """
         if self.read_only or self._lock is None:
             raise StoreError(
                 f"The dialog store {self.path} is damaged ({error}); start Visindigo on it to repair it."
             ) from None
-        with self._mutex:
-            with contextlib.suppress(sqlite3.Error):
-                self._conn.close()
-            self._conn, notice = rebuild_damaged(self.path, str(error))
-            for tracker in list(self._trackers.values()):
+        with self._repairing:
+            if seen is not None and seen != self.repairs:
+                return
+            try:
+                building, result = copy_damaged(self.path, self.on_salvage)
+            except StoreError as failure:  # no room for the copy: go on with the damaged file, and say why
+                self.report_error(str(failure))
+                raise error from None
+            with self._mutex:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.close()
+                try:
+                    self._conn, notice = install_copy(self.path, building, str(error), result)
+                except StoreError as failure:
+                    self._conn = connect(self.path)
+                    configure(self._conn)
+                    self.report_error(str(failure))
+                    raise error from None
+                self.repairs += 1
+                trackers = list(self._trackers.values())
+            # Outside the store's mutex: a tracker takes its own lock first, then the store's (as the app does).
+            for tracker in trackers:
                 tracker.dialog_rewritten()
         self.notices.append(notice)
         self.report_error(notice + " The dialogs open now were saved again from memory.")
@@ -281,10 +315,14 @@ class Store:
             if existing.dialog is dialog:
                 return existing
             existing.detach(flush=False)
-        if save:
+        if save and self._depth:  # inside a batch (an import): a failure must reach it, to roll all of it back
             self.save_dialog(dialog)
         tracker = DialogTracker(self, dialog)
         self._trackers[dialog.id] = tracker
+        if save and not self._depth:
+            # A full disk is reported (on_error) and the dialog written whole with its next change, as for any
+            # failing write; it used to escape from creating a dialog.
+            tracker.dialog_rewritten()
         return tracker
 
     def untrack(self, dialog_id: str) -> None:
@@ -587,4 +625,3 @@ class Store:
                     if len(hits) >= limit:
                         break
         return list(hits.values())
-

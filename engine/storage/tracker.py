@@ -104,7 +104,8 @@ class DialogTracker:
             self._unsubscribe()
 
     def dialog_rewritten(self) -> None:
-        """The store was rebuilt after damage: write the dialog whole from memory, which is the newest state."""
+        """Write the dialog whole from memory, which is the newest state: when tracking starts, and after the
+        store was rebuilt from a damaged file. A failing write is reported and tried again with the next change."""
         with self._mutex:
             self._dirty = True
             self._guarded(self._save_all)

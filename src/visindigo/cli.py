@@ -164,8 +164,11 @@ def open_center(args: argparse.Namespace) -> Center:
 
     if args.demo:
         return Center()
+    from visindigo.cli_progress import SalvageProgressLine
+
+    progress = SalvageProgressLine()  # before the app takes the screen, a damaged store's repair is shown here
     try:
-        return Center.open(config_path=args.config, data_dir=args.data_dir)
+        return Center.open(config_path=args.config, data_dir=args.data_dir, on_salvage=progress)
     except StoreLocked as locked:
         if not getattr(args, "served", False):
             raise
@@ -177,6 +180,8 @@ def open_center(args: argparse.Namespace) -> Center:
             "not saved; close the other tab and reload this one to save here.",
         )
         return center
+    finally:
+        progress.finish()
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -307,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("--fps must be between 0.5 and 60")
     if args.command == "completion":
         return completion.run(args)
-    if args.command in (*config_cli.COMMANDS, *doctor.COMMANDS, *tools_cli.COMMANDS):
+    if args.command in (*config_cli.COMMANDS, *doctor.COMMANDS, *tools_cli.COMMANDS, *dialogs_cli.COMMANDS):
         # these print config problems themselves; without this, logging's last resort repeats them on stderr
         import logging
 

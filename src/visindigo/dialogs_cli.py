@@ -81,9 +81,9 @@ def run(args: argparse.Namespace) -> int:
             return _import(args)
         with read_store(args) as center:
             return _list(center) if args.command == "list" else _export(center, args)
-    except NoStore:
+    except NoStore:  # nothing to list or export is not a failure: a script exporting everything goes on
         print("No dialogs yet.", file=sys.stderr)
-        return 0 if args.command == "list" else 1
+        return 0
     except (CommandError, StoreError) as error:
         print(f"visindigo: {error}", file=sys.stderr)
         return 1
@@ -222,20 +222,31 @@ def _export(center: Center, args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
+    import sqlite3
+
     from visindigo.engine.export import ExportError, import_json
     from visindigo.engine.storage import Store, StoreLocked
+    from visindigo.engine.storage.salvage import disk_hint
+
+    from .cli_progress import SalvageProgressLine
 
     paths = _paths(args)
+    progress = SalvageProgressLine()
     try:
-        store = Store.open(paths)
+        store = Store.open(paths, on_salvage=progress)
     except StoreLocked as locked:
         who = f" (process {locked.holder})" if locked.holder else ""
-        raise CommandError(
-            f"Visindigo is open on {locked.directory}{who}; close it, then import again."
-        ) from None
+        raise CommandError(f"Visindigo is open on {locked.directory}{who}; close it, then import again.") from None
+    finally:
+        progress.finish()
     center = _center(store, paths)
     status = 0
     try:
+        if not store.checked_at_open:  # a big store is checked before it is written to (0.5 s for 230 MB)
+            store.verify()
+            progress.finish()
+        for notice in store.notices:  # a file moved aside or salvaged, replies recovered after a crash
+            print(f"visindigo: {notice}", file=sys.stderr)
         for file in args.files:
             try:
                 result = import_json(center, file)
@@ -245,6 +256,11 @@ def _import(args: argparse.Namespace) -> int:
                 print(f"visindigo: {where}{message}", file=sys.stderr)
                 status = 1
                 continue
+            except sqlite3.Error as error:  # a full disk, say: the file's one transaction was rolled back
+                raise CommandError(
+                    f"writing to the dialog store {store.path} failed: {error}{disk_hint(error)}; nothing of {file} "
+                    "was imported"
+                ) from None
             parts = [f"{len(result.imported)} dialog{'' if len(result.imported) == 1 else 's'} imported"]
             if result.duplicates:
                 parts.append(f"{len(result.duplicates)} already there, skipped")

@@ -58,63 +58,119 @@ def make_home(tmp_path: Path, server: LLMServer) -> Path:
     return home
 
 
+class EmulatedTerminal:
+    """The app on a pseudo-terminal whose output is both kept raw (every byte, for the forbidden sequences) and
+    fed to a terminal emulator (pyte), whose screen is what a user sees: the output stage sends only the cells
+    that changed, so whole words are found on the screen, not in the bytes."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], *, columns: int = 100, lines: int = 30) -> None:
+        import fcntl
+        import struct
+        import termios
+
+        import pyte
+
+        self.raw = bytearray()
+        self.screen = pyte.Screen(columns, lines)
+        self._stream = pyte.ByteStream(self.screen)
+        #: Everything looked for, with whether it has been on the screen at some moment (notices go away).
+        self.seen: dict[str, bool] = {}
+        self.master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+        self.process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT,
+                                        start_new_session=True)  # fmt: skip
+        os.close(slave)
+
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+    def watch(self, *needles: str) -> None:
+        for needle in needles:
+            self.seen.setdefault(needle, False)
+
+    def _read(self, timeout: float) -> bool:
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return True
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:
+            return False
+        self.raw += data
+        self._stream.feed(data)
+        shown = self.text()
+        for needle, was in self.seen.items():
+            self.seen[needle] = was or needle in shown
+        return bool(data)
+
+    def wait_for(self, needle: str, timeout: float) -> None:
+        self.watch(needle)
+        deadline = time.monotonic() + timeout
+        while not self.seen[needle]:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{needle!r} never appeared on the screen:\n{self.text()}")
+            if not self._read(0.1):
+                raise AssertionError(f"the app ended early:\n{self.text()}")
+
+    def pump(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and self._read(0.1):
+            pass
+
+    def type(self, keys: bytes) -> None:
+        os.write(self.master, keys)
+
+    def close(self) -> None:
+        self.type(b"\x11")  # ctrl+q
+        deadline = time.monotonic() + 15
+        while self.process.poll() is None and time.monotonic() < deadline and self._read(0.1):
+            pass
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(10)
+        os.close(self.master)
+
+
 def test_no_outside_text_reaches_the_terminal_as_a_sequence(tmp_path: Path, llm_server: LLMServer) -> None:
     llm_server.models_reply = json_reply({"data": [{"id": f"model-{HOSTILE}"}]})
     llm_server.queue(openai_stream([*split_in_two(HOSTILE), f" {END}1"], reasoning=split_in_two(HOSTILE)))
     llm_server.queue(error_reply(400, f"{END}2 upstream said {HOSTILE}"))
     home = make_home(tmp_path, llm_server)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEXTUAL", "VISINDIGO"))}
-    # Textual's own output: the output stage (tests/tui/test_output_stage.py proves it cell by cell against this
-    # output in pyte) skips cells already on screen, so the plain-text checks below would not find whole words.
-    env.update(TERM="xterm-256color", VISINDIGO_HOME=str(home), COLUMNS="100", LINES="30", VISINDIGO_OUTPUT_STAGE="0")
-    master, slave = os.openpty()
-    import fcntl
-    import struct
-    import termios
-
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-    process = subprocess.Popen([sys.executable, "-m", "visindigo"], stdin=slave, stdout=slave, stderr=slave,
-                               env=env, cwd=ROOT, start_new_session=True)  # fmt: skip
-    os.close(slave)
-    output = bytearray()
-
-    def read_until(needle: bytes, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while needle not in output:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{needle!r} never appeared; the app wrote {len(output)} bytes")
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if ready:
-                try:
-                    output.extend(os.read(master, 65536))
-                except OSError:
-                    raise AssertionError(f"the app ended early: {bytes(output)[-800:]!r}") from None
-
+    # The output stage stays on, as users have it (it writes only the cells that changed).
+    env.update(TERM="xterm-256color", VISINDIGO_HOME=str(home), COLUMNS="100", LINES="30")
+    terminal = EmulatedTerminal([sys.executable, "-m", "visindigo"], env)
+    # The tree (the stored title), the crash-recovery notice, the status line and the model picker (the model
+    # list), the streamed reply with its reasoning, the failure notice (the error body), the delete question and
+    # the notice after it (the stored title): each must be seen on the screen.
+    terminal.watch("Stored OSC 52", "cut off", "model-OSC 52", "upstream said", "CSI SGR", "bidi override RLOISO")
     try:
-        read_until(b"enter sends", 60)
-        for text in ("first", "second"):
-            os.write(master, text.encode())
-            time.sleep(0.3)
-            os.write(master, b"\r")
-            read_until(f"{END}{1 if text == 'first' else 2}".encode(), 60)
-        time.sleep(1.0)  # the notices and the final render
-        read_until(b"", 0)
-        os.write(master, b"\x11")  # ctrl+q
-        deadline = time.monotonic() + 15
-        while process.poll() is None and time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if ready:
-                try:
-                    output.extend(os.read(master, 65536))
-                except OSError:
-                    break
+        terminal.wait_for("enter sends", 60)
+        for number, text in enumerate((b"first", b"second"), start=1):
+            terminal.type(text)
+            terminal.pump(0.3)
+            terminal.type(b"\r")
+            terminal.wait_for(f"{END}{number}", 60)
+        terminal.pump(1.0)  # the notices and the final render
+        terminal.type(b"\x1bOQ")  # f2: the model picker, listing the server's model ids
+        terminal.wait_for("Choose a model", 30)
+        terminal.wait_for("model-OSC 52", 5)
+        terminal.type(b"\x1b")  # esc
+        terminal.pump(1.0)
+        # The stored dialog in the tree, then delete: the question quotes the stored title, then the notice.
+        terminal.type(b"\x1bt")  # alt+t: the tree
+        terminal.pump(0.5)
+        terminal.type(b"\x1b[B")  # down: from the new dialog to the stored one
+        terminal.pump(0.5)
+        terminal.type(b"\x1b[3~")  # delete
+        terminal.wait_for("Delete “Stored OSC 52", 30)
+        terminal.type(b"y")
+        terminal.wait_for("Deleted “Stored OSC 52", 30)
+        screen = terminal.text()
     finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(10)
-        os.close(master)
-    shown = bytes(output)
-    assert b"Stored OSC 52" in shown and b"cut off" in shown  # the tree and the recovery notice were drawn
-    assert b"model-OSC 52" in shown  # the status line, from the model list
-    assert b"upstream said" in shown  # the failure notice
-    assert not leaks(shown), leaks(shown)
+        terminal.close()
+    missing = [needle for needle, seen in terminal.seen.items() if not seen]
+    assert not missing, (missing, screen)
+    shown = bytes(terminal.raw)
+    assert not leaks(shown), leaks(shown)  # no sequence of the hostile text in any byte the terminal was sent
+    assert not leaks(screen.encode())  # and none of its markers drawn as text either

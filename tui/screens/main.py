@@ -434,6 +434,13 @@ class MainScreen(Screen[None]):
     def action_toggle_drawer(self) -> None:
         self.panels.toggle("drawer")
 
+    async def action_reasoning_all(self) -> None:
+        """Unfold a long reasoning in the drawer (opened first when hidden), or fold it again."""
+        if not self.drawer.display:
+            self.panels.toggle("drawer")
+        if not await self.drawer.toggle_fold():
+            self.notify("The reasoning in the drawer is not folded (it is short, or still arriving).")
+
     def action_focus_tree(self) -> None:
         self.panels.focus_tree()
 

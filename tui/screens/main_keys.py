@@ -46,6 +46,7 @@ BINDINGS: list[BindingType] = [
     Binding("f8", "delete_dialog", "Delete dialog", show=False, id="delete-dialog", priority=True),
     Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False, id="toggle-sidebar"),
     Binding("f9,ctrl+g", "toggle_drawer", "Reasoning", show=False, id="toggle-drawer", priority=True),
+    Binding("alt+g", "reasoning_all", "All of a long reasoning", show=False, id="reasoning-all", priority=True),
     Binding("ctrl+f,slash", "search", "Search dialogs", show=False, id="search"),
     Binding("alt+y", "copy_last", "Copy last answer", show=False, id="copy-last", priority=True),
     Binding(
@@ -84,6 +85,7 @@ PALETTE: list[tuple[str, str, str]] = [
     ("delete_dialog", "Delete dialog", "Delete this dialog after asking; its branches stay"),
     ("toggle_sidebar", "Toggle sidebar", "Show or hide the dialog tree"),
     ("toggle_drawer", "Toggle reasoning drawer", "Show or hide the reasoning"),
+    ("reasoning_all", "Show all of the reasoning", "Unfold a long reasoning in the drawer, or fold it again"),
     ("search", "Search dialogs", "Full-text search over every dialog"),
     ("copy_last", "Copy last answer", "Copy the last answer to the clipboard (OSC 52)"),
     ("save_last_copy", "Save last copy to a file", "When OSC 52 does not reach your clipboard"),

@@ -1,20 +1,27 @@
-"""Very long messages: shown folded, and in parts when the user asks for all of it.
+"""Very long messages: shown folded, and all of it when the user asks.
 
 A 5 MB reply rendered as one Markdown widget took seconds of the event loop (keys echoed 5–8 s late) and
 hundreds of MB (a widget per paragraph). So a message longer than `FOLD_LIMIT` shows its beginning and a note
-saying how much is folded; enter on it shows all, in parts of about `PART_SIZE` characters mounted one at a
-time with the event loop free in between, so keys are answered while it fills in: Markdown parts (cut between
-blocks, never inside a code fence) up to `MARKDOWN_LIMIT`, plain text beyond, which keeps memory a small
-multiple of the text (a Markdown widget per paragraph of megabytes would not).
-Copying a message always copies all of it.
+saying how much is folded; enter on it shows all: as Markdown mounted in parts of about `PART_SIZE` characters
+(cut between blocks, never inside a code fence), one at a time with the event loop free in between, up to
+`MARKDOWN_LIMIT`; beyond that as plain text in `WrappedText`, which wraps the text to the width in a thread and
+draws only the lines on screen (mounting 5 MB as parts of Statics had taken over a minute, keys 0.2–0.9 s
+late meanwhile), keeping memory a small multiple of the text. Copying a message always copies all of it.
 """
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+from rich.cells import get_character_cell_size
+from rich.segment import Segment
+from textual import work
 from textual.containers import Vertical
 from textual.content import Content
+from textual.events import Resize
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Static
 
 #: Characters of a message shown before the rest is folded.
@@ -32,20 +39,6 @@ def fold(text: str, limit: int = FOLD_LIMIT) -> tuple[str, int]:
     cut = text.rfind("\n", limit * 4 // 5, limit)
     head = text[: cut if cut > 0 else limit]
     return head, len(text) - len(head)
-
-
-def parts(text: str, size: int = PART_SIZE) -> list[str]:
-    """`text` in pieces of about `size` characters, cut at line ends where possible."""
-    pieces = []
-    start = 0
-    while start < len(text):
-        end = min(len(text), start + size)
-        if end < len(text):
-            newline = text.rfind("\n", start + size // 2, end)
-            end = newline + 1 if newline > 0 else end
-        pieces.append(text[start:end])
-        start = end
-    return pieces
 
 
 def markdown_parts(text: str, size: int = PART_SIZE) -> list[str]:
@@ -93,9 +86,74 @@ class FoldNote(Static):
         self.update(Content(fold_note(hidden, receiving=receiving)))
 
 
+def wrap_lines(text: str, width: int) -> list[str]:
+    """`text` as lines of at most `width` cells, broken at spaces where a line has one (fast for ASCII)."""
+    width = max(1, width)
+    lines: list[str] = []
+    for paragraph in text.replace("\t", "    ").split("\n"):
+        if paragraph.isascii():
+            while len(paragraph) > width:
+                cut = paragraph.rfind(" ", 0, width + 1)
+                cut = cut if cut > 0 else width
+                lines.append(paragraph[:cut])
+                paragraph = paragraph[cut:].lstrip(" ")
+            lines.append(paragraph)
+            continue
+        start, cells = 0, 0
+        for index, character in enumerate(paragraph):
+            size = get_character_cell_size(character)
+            if cells + size > width:
+                lines.append(paragraph[start:index])
+                start, cells = index, 0
+            cells += size
+        lines.append(paragraph[start:])
+    return lines
+
+
+class WrappedText(Widget):
+    """A very long plain text as lines wrapped to the widget's width; only the lines on screen are drawn."""
+
+    DEFAULT_CSS = """
+    WrappedText { height: auto; }
+    """
+
+    def __init__(self, text: str, *, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self.text = text
+        self.lines: list[str] = []
+        self._width = 0
+        self.filled = False
+
+    def on_resize(self, event: Resize) -> None:
+        width = event.size.width
+        if width and width != self._width:
+            self._width = width
+            self._wrap(width)
+
+    @work(thread=True, exclusive=True, group="wrap", exit_on_error=False)
+    def _wrap(self, width: int) -> None:
+        lines = wrap_lines(self.text, width)
+        self.app.call_from_thread(self._wrapped, width, lines)
+
+    def _wrapped(self, width: int, lines: list[str]) -> None:
+        if width != self._width:
+            return  # resized meanwhile: a newer wrapping is on its way
+        self.lines = lines
+        self.filled = True
+        self.refresh(layout=True)
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        return max(1, len(self.lines))
+
+    def render_line(self, y: int) -> Strip:
+        style = self.rich_style
+        line = self.lines[y] if 0 <= y < len(self.lines) else ""
+        return Strip([Segment(line, style)]).extend_cell_length(self.size.width, style)
+
+
 class LongText(Vertical):
-    """All of a long (already cleaned) text in parts, mounted one after another in the background: Markdown
-    when `markdown` is set, else plain."""
+    """All of a long (already cleaned) text: Markdown in parts mounted one after another in the background when
+    `markdown` is set, else `WrappedText`."""
 
     DEFAULT_CSS = """
     LongText { height: auto; }
@@ -106,17 +164,30 @@ class LongText(Vertical):
     def __init__(self, text: str, *, markdown: bool = False, classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self.markdown = markdown
-        self._parts = markdown_parts(text) if markdown else parts(text)
-        self.filled = False
+        self.text = text
+        self._parts = markdown_parts(text) if markdown else []
+        self._filled = False
+
+    @property
+    def filled(self) -> bool:
+        """Everything is laid out (all parts mounted, or the plain text wrapped)."""
+        if self.markdown:
+            return self._filled
+        return all(isinstance(child, WrappedText) and child.filled for child in self.children) and bool(self.children)
+
+    def compose(self) -> Any:
+        if not self.markdown:
+            yield WrappedText(self.text)
 
     def on_mount(self) -> None:
-        self.run_worker(self._fill(), group="long-text", exclusive=True, exit_on_error=False)
+        if self.markdown:
+            self.run_worker(self._fill(), group="long-text", exclusive=True, exit_on_error=False)
 
     async def _fill(self) -> None:
         from .live_markdown import LiveMarkdown
 
         for piece in self._parts:
-            await self.mount(LiveMarkdown(piece) if self.markdown else Static(Content(piece)))
+            await self.mount(LiveMarkdown(piece))
             await asyncio.sleep(0.01)  # let keys and redraws through between parts
         self._parts = []
-        self.filled = True
+        self._filled = True

@@ -2,7 +2,9 @@
 
 Reasoning is plain text to us (models write loose Markdown in it, but it is a scratchpad, not an answer), so
 it is shown as `Content` after cleaning; streaming appends to a list and re-renders at the screen's frame
-rate, never per token.
+rate, never per token. A reasoning longer than `FOLD_LIMIT` is folded as a long message is: its beginning and
+a line saying how much more there is (while it streams only the count changes, so a 5 MB reasoning is never
+wrapped whole on every frame); alt+g (`toggle_fold`) shows all of it in parts, as `LongText` does for messages.
 """
 
 from __future__ import annotations
@@ -16,7 +18,17 @@ from visindigo.engine import Dialog, Role
 
 from ..sanitize import StreamCleaner, clean
 from ..workbench import RunState
+from .long_text import FOLD_LIMIT, LongText, fold
 from .message_pane import MessagePane
+
+#: The key that unfolds a folded reasoning (MainScreen's "reasoning-all" binding; said in the fold line).
+UNFOLD_KEY = "alt+g"
+
+
+def reasoning_fold_note(hidden: int, *, receiving: bool = False) -> str:
+    if receiving:
+        return f"… {hidden:,} more characters arriving (folded; {UNFOLD_KEY} shows all once it is complete)"
+    return f"… {hidden:,} more characters folded · {UNFOLD_KEY} shows all"
 
 
 def drawer_title(index: int) -> str:
@@ -50,14 +62,25 @@ class ReasoningDrawer(Vertical):
     ReasoningDrawer .empty {
         color: $text-disabled;
     }
+    ReasoningDrawer .fold {
+        color: $text-muted;
+    }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._title = Static(Content("reasoning"), classes="title")
         self._text = Static(Content(""), classes="text")
-        self._scroll = VerticalScroll(self._text, can_focus=False)
+        self._note = Static(Content(""), classes="fold")
+        self._note.display = False
+        self._scroll = VerticalScroll(self._text, self._note, can_focus=False)
         self._parts: list[str] = []
+        #: Characters in `_parts`, and their first FOLD_LIMIT (what a folded reasoning shows).
+        self._length = 0
+        self._beginning = ""
+        self._shown_text = ""
+        #: All of a folded reasoning, when the user asked for it (None: folded).
+        self._all: LongText | None = None
         self._cleaner: StreamCleaner | None = None
         self._round = -1
         self._shown = 0
@@ -78,11 +101,49 @@ class ReasoningDrawer(Vertical):
         """What the drawer shows now (without the placeholder)."""
         return "".join(self._parts)
 
+    @property
+    def folded(self) -> bool:
+        """Whether the drawer shows only the beginning of a long reasoning."""
+        return self._length > FOLD_LIMIT and self._all is None
+
+    def _set_parts(self, parts: list[str]) -> None:
+        self._parts = parts
+        self._length = sum(map(len, parts))
+        self._beginning = "".join(parts)[: FOLD_LIMIT + 1] if self._length > FOLD_LIMIT else ""
+        self._drop_all()
+
+    def _add_part(self, part: str) -> None:
+        self._parts.append(part)
+        self._length += len(part)
+        if len(self._beginning) <= FOLD_LIMIT and self._length > FOLD_LIMIT:
+            self._beginning = "".join(self._parts)[: FOLD_LIMIT + 1]
+
+    def _drop_all(self) -> None:
+        if self._all is not None:
+            self._all.remove()
+            self._all = None
+            self._text.display = True
+
+    async def toggle_fold(self) -> bool:
+        """Show all of a folded reasoning (mounted in parts, the app answering keys in between), or fold it
+        again; False when there is nothing to unfold (a short one, or one still streaming)."""
+        if self._length <= FOLD_LIMIT or self.source == "stream":
+            return False
+        if self._all is not None:
+            self._drop_all()
+            self._render_text()
+            return True
+        self._all = LongText(self.text, classes="text")
+        self._text.display = False
+        self._note.display = False
+        await self._scroll.mount(self._all)
+        return True
+
     def show(self, reasoning: str, title: str = "reasoning") -> None:
         """Show a finished message's reasoning."""
         self.source = "message"
         self._cleaner = None
-        self._parts = [clean(reasoning)] if reasoning else []
+        self._set_parts([clean(reasoning)] if reasoning else [])
         self._scroll.anchor(False)
         self._title.update(Content(title))
         self._render_text()
@@ -152,7 +213,7 @@ class ReasoningDrawer(Vertical):
         self.source = "stream"
         self._round = round_number
         self._shown = 0
-        self._parts = []
+        self._set_parts([])
         self._cleaner = StreamCleaner()
         self._scroll.anchor(False)
         self._title.update(Content(title))
@@ -167,20 +228,34 @@ class ReasoningDrawer(Vertical):
         fresh = self._cleaner.feed("".join(parts[self._shown :]))
         self._shown = len(parts)
         if fresh:
-            self._parts.append(fresh)
+            self._add_part(fresh)
             self._render_text()
         return bool(fresh)
 
     def _render_text(self) -> None:
-        if self._parts:
-            self._text.update(Content("".join(self._parts)))
-            self._text.set_classes("text")
+        if self._all is not None:
+            return
+        if self._length > FOLD_LIMIT:
+            head, _ = fold(self._beginning)
+            self._update_text(head, "text")
+            self._note.update(Content(reasoning_fold_note(self._length - len(head), receiving=self.source == "stream")))
+            self._note.display = True
+        elif self._parts:
+            self._update_text("".join(self._parts), "text")
+            self._note.display = False
         else:  # live: nothing yet (it may come); a finished message: there is none
             empty = "No reasoning yet." if self.source == "stream" else "No reasoning for this message."
-            self._text.update(Content(empty))
-            self._text.set_classes("empty")
+            self._update_text(empty, "empty")
+            self._note.display = False
         if self.source == "stream":
             self.call_after_refresh(self._follow_stream)
+
+    def _update_text(self, text: str, kind: str) -> None:
+        """Show `text`; a folded one streaming on keeps the same beginning, which is not laid out again."""
+        if text != self._shown_text or not self._text.has_class(kind):
+            self._text.update(Content(text))
+            self._text.set_classes(kind)
+            self._shown_text = text
 
     def _follow_stream(self) -> None:
         """Keep live reasoning in view once it is longer than the drawer, and read from the top until then.

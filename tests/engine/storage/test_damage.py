@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.damaged_store import damage
 from visindigo.engine import Center, Role
 from visindigo.engine.storage import Store, StoreError, database
-from visindigo.engine.storage.salvage import integrity_problem
-
-PAGE = 4096
+from visindigo.engine.storage.salvage import STAGE_INDEX, STAGE_MESSAGES, integrity_problem
 
 
 def fill(home: Path, dialogs: int = 120) -> list[str]:
@@ -25,15 +24,6 @@ def fill(home: Path, dialogs: int = 120) -> list[str]:
         return ids
     finally:
         center.close()
-
-
-def damage(db_file: Path, *, pages: int = 3) -> None:
-    """Overwrite a few pages in the middle of the file, as a failing disk or a bad copy does."""
-    size = db_file.stat().st_size
-    with open(db_file, "r+b") as handle:
-        for where in (size // 3, size // 2, 2 * size // 3)[:pages]:
-            handle.seek(where - where % PAGE)
-            handle.write(b"\xa5" * PAGE * 2)
 
 
 def db(home: Path) -> Path:
@@ -138,3 +128,97 @@ def test_the_search_index_holds_the_beginning_of_a_huge_message_and_stays_consis
         assert conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (word,)).fetchone() == (0,)
     assert integrity_problem(conn) is None
     conn.close()
+
+
+# --- a big store: not checked at open, checked by Store.verify (what the app runs in the background) -----------
+
+
+def test_a_damaged_big_store_opens_unchecked_and_verify_salvages_it_reporting_progress(
+    damaged_big_home: tuple[Path, list[str]],
+) -> None:
+    home, ids = damaged_big_home
+    heard: list[str] = []
+    progress: list[tuple[str, int, int]] = []
+    center = Center.open(home, on_salvage=lambda *step: progress.append(step))
+    try:
+        store = center.store
+        assert store is not None and not store.checked_at_open  # too big to check at every start
+        assert not [n for n in center.notices if "damaged" in n] and not progress
+        store.on_error = heard.append
+        assert store.verify()  # what quick_check found
+        [notice] = heard
+        [moved] = sorted(db(home).parent.glob("dialogs.sqlite3.unreadable-*"))
+        assert "is damaged" in notice and str(moved) in notice and "were copied into a new store" in notice
+        stages = [stage for stage, _, _ in progress]
+        assert stages[0] == STAGE_MESSAGES and stages[-1] == STAGE_INDEX
+        assert progress[-1][1] == progress[-1][2] > 0  # the index was built for every copied message
+        summaries = center.dialog_summaries()
+        assert len(summaries) > 0 and {s.id for s in summaries} - set(ids) <= {
+            s.id for s in summaries if s.title == "Recovered messages"
+        }
+        assert integrity_problem(store._conn) is None and store.verify() is None  # sound now, nothing more to do
+        assert center.search("question")
+        center.create_dialog().append_message(Role.USER, "the new store takes new dialogs")
+    finally:
+        center.close()
+    assert not list(db(home).parent.glob("*.salvaging*"))  # the copy was renamed into place
+    assert moved.stat().st_size > database.CHECK_AT_OPEN_BYTES  # the damaged file is kept whole
+
+
+def test_verify_on_a_sound_big_store_finds_nothing_and_changes_nothing(
+    big_store_template: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(big_store_template[0], home)
+    before = db(home).read_bytes()
+    store = Store.open(home / "data")
+    try:
+        assert not store.checked_at_open and store.verify() is None
+    finally:
+        store.close()
+    assert db(home).read_bytes() == before and not list(db(home).parent.glob("*.unreadable-*"))
+
+
+def test_the_store_answers_while_a_background_repair_copies(damaged_big_home: tuple[Path, list[str]]) -> None:
+    """The copy runs without the store's lock: the app's reads and writes go on (to the damaged file) and an open
+    dialog written meanwhile is in the new store, rewritten from memory at the swap."""
+    import threading
+    import time
+
+    home, _ids = damaged_big_home
+    copying, may_finish = threading.Event(), threading.Event()
+
+    def progress(stage: str, done: int, total: int) -> None:
+        copying.set()
+        may_finish.wait(30)  # hold the copy here until the test has used the store
+
+    center = Center.open(home, on_salvage=progress)
+    assert center.store is not None
+    try:
+        live = center.create_dialog()
+        live.append_message(Role.USER, "before the repair")
+        worker = threading.Thread(target=center.store.verify)
+        worker.start()
+        assert copying.wait(60)
+        started = time.monotonic()
+        listed = center.dialog_summaries()  # the damaged file, read while the copy runs
+        live.append_message(Role.ASSISTANT, "written during the repair")
+        waited = time.monotonic() - started
+        may_finish.set()
+        worker.join(120)
+        assert waited < 10 and live.id in {s.id for s in listed}  # it did not wait for the repair
+        assert center.store.repairs == 1
+    finally:
+        may_finish.set()
+        center.close()
+    again = Center.open(home)
+    try:
+        reloaded = again.get_dialog(live.id)
+        assert reloaded is not None and [m.content for m in reloaded.messages] == [
+            "before the repair",
+            "written during the repair",
+        ]
+    finally:
+        again.close()

@@ -1,0 +1,126 @@
+"""The integrity check of a big store, run after start-up, and the screen shown while a damaged one is repaired.
+
+A store over 32 MB is not checked at open (0.5 s on the 10,000-dialog store would slow every start), so the app
+checks it in a worker thread once the first frame is up. When that finds damage the store is salvaged in the
+same thread, which takes tens of seconds on a big store: a modal screen says how far it is, instead of an app
+that seems frozen, and keeps the user from starting anything that would wait on the store meanwhile.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import ProgressBar, Static
+
+from .screens._common import ModalFrame
+
+if TYPE_CHECKING:
+    from visindigo.engine import Center
+
+
+#: Seconds after start-up before the check begins.
+CHECK_AFTER = 1.0
+
+
+class SalvageProgressed(Message):
+    """How far the salvage is (posted from the worker thread: posting does not wait for the app)."""
+
+    def __init__(self, stage: str, done: int, total: int) -> None:
+        super().__init__()
+        self.stage, self.done, self.total = stage, done, total
+
+
+class StoreChecked(Message):
+    """The background check is over; `problem` is what it found (the store was then repaired), or None."""
+
+    def __init__(self, problem: str | None) -> None:
+        super().__init__()
+        self.problem = problem
+
+
+class StoreRepairScreen(ModalFrame[None]):
+    """The stage of the repair and a progress bar, until the salvage is done."""
+
+    DEFAULT_CSS = """
+    StoreRepairScreen > .frame {
+        width: 70;
+    }
+    StoreRepairScreen ProgressBar {
+        margin: 1 0 0 0;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="frame") as frame:
+            frame.border_title = "Repairing the dialog store"
+            yield Static(
+                "The dialog store is damaged. Everything that can still be read is being copied into a new "
+                "store; the damaged file is kept.",
+                id="why",
+            )
+            yield Static("", id="stage")
+            yield ProgressBar(total=None, show_eta=False, id="bar")
+
+    def show(self, stage: str, done: int, total: int) -> None:
+        about = "about " if stage.startswith("copying") else ""
+        self.query_one("#stage", Static).update(f"{stage.capitalize()}: {done:,} of {about}{total:,}")
+        self.query_one("#bar", ProgressBar).update(total=max(total, done, 1), progress=done)
+
+    def action_cancel(self) -> None:
+        """Escape does not close it: the repair cannot be stopped half-way."""
+
+
+class StoreChecking:
+    """For `VisindigoApp` (its `self`; not imported here, which would be an import cycle): `start_store_check()`
+    once mounted; the handlers below follow the worker."""
+
+    _repair_screen: StoreRepairScreen | None = None
+
+    def start_store_check(self: Any, center: Center) -> None:
+        store = center.store
+        if store is None or store.read_only or store.checked_at_open:
+            return
+        store.on_salvage = self._salvage_progress
+        # After the first frame and the tree: the copy's Python loop would share the interpreter with them.
+        self.set_timer(CHECK_AFTER, self._start_check)
+
+    def _start_check(self: Any) -> None:
+        self.run_worker(self._check_store, thread=True, group="store-check", exit_on_error=False)
+
+    def _check_store(self: Any) -> None:
+        store = self.center.store
+        problem: str | None = None
+        try:  # a repair that cannot be made (no room for the copy) is told through the store's on_error
+            if store is not None:
+                problem = store.verify()
+        finally:
+            self.post_message(StoreChecked(problem))
+
+    def _salvage_progress(self: Any, stage: str, done: int, total: int) -> None:
+        if threading.get_ident() == self._thread_id:
+            return  # damage met by the app's own query is salvaged in this thread: nothing can be drawn meanwhile
+        self.post_message(SalvageProgressed(stage, done, total))
+
+    def on_salvage_progressed(self: Any, message: SalvageProgressed) -> None:
+        if self._repair_screen is None:
+            self._repair_screen = StoreRepairScreen()
+            self.push_screen(self._repair_screen)
+        if self._repair_screen.is_mounted:
+            self._repair_screen.show(message.stage, message.done, message.total)
+
+    def on_store_checked(self: Any, message: StoreChecked) -> None:
+        screen, self._repair_screen = self._repair_screen, None
+        if screen is not None and screen in self.screen_stack:
+            screen.pop_until_active()  # whatever was opened over it goes too
+            screen.dismiss()
+        if message.problem is None:
+            return
+        from .screens.main import MainScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.refresh_tree()  # the new store may hold fewer dialogs (or "Recovered messages")

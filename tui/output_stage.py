@@ -166,7 +166,9 @@ class OutputStage:
             return PLAIN
         key = self._keys.get(style)
         if key is None:
-            ansi = Strip.render_ansi(style, self.color_system)
+            # as Textual's own `Strip.render_style` does: a style's codes once made are reused (Rich keeps them
+            # on the style), so the stage writes exactly what Textual would have written for the same cell
+            ansi = style._ansi if style._ansi is not None else Strip.render_ansi(style, self.color_system)
             link = style.link or ""
             key = ansi if not link else f"{ansi}\x00{style.link_id}\x00{link}"
             self._codes[key] = (f"\x1b[0;{ansi}m" if ansi else RESET, _link_start(style) if link else "")

@@ -159,6 +159,7 @@ class CompareScreen(Screen[CompareOutcome]):
         for column in self.columns:  # in creation order: a provider that answers one at a time takes them so
             if not column.running:
                 self.workbench.start_run(column.dialog, approve=self.approve)
+        self._refresh_chrome()  # "n of m answering" at once, not at the next second's refresh
 
     # --- columns -------------------------------------------------------------------------------------------------
 

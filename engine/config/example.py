@@ -56,10 +56,11 @@ def _table(schema: dict[str, Any], path: tuple[str, ...], lines: list[str]) -> N
             _table(named, entry, lines)
         else:
             lines.append(f"#[{_dotted((*path, key))}]")
-            if "properties" in sub:
+            if "properties" in sub:  # its keys come with their own descriptions and examples
                 _table(sub, (*path, key), lines)
-            for name, value in (_example(sub) or {}).items():
-                lines.append(f"#{_key(name)} = {_value(value)}")
+            else:
+                for name, value in (_example(sub) or {}).items():
+                    lines.append(f"#{_key(name)} = {_value(value)}")
     for key, sub in arrays:
         lines.append("")
         _describe(sub, lines)

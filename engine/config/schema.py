@@ -28,6 +28,7 @@ _ENV_NAME: dict[str, Any] = {
 }
 
 _THINKING_BUDGET: dict[str, Any] = {"type": "integer", "minimum": 1024}
+_PRICE: dict[str, Any] = {"type": "number", "minimum": 0}
 
 
 def doc(schema: dict[str, Any], description: str, example: Any, **more: Any) -> dict[str, Any]:
@@ -51,6 +52,18 @@ MODEL_SCHEMA: dict[str, Any] = {
         "starts_in_thinking": doc({"type": "boolean"}, "the answer starts inside <think> without the tag", True),
         "extra_body": doc({"type": "object"}, "JSON fields added to every request for this model", {"top_k": 20}),
         "thinking_budget": doc(_THINKING_BUDGET, "Anthropic: reasoning tokens per answer", 4096),
+        "price": doc(
+            {
+                "type": "object",
+                "properties": {
+                    "input": doc(_PRICE, "dollars per million tokens read", 0.15),
+                    "output": doc(_PRICE, "dollars per million tokens written", 0.6),
+                },
+                "errorMessage": "must be { input = <dollars>, output = <dollars> } per million tokens",
+            },
+            "dollars per million tokens, for the cost shown when comparing models",
+            {"input": 0.15, "output": 0.6},
+        ),
     },
 }
 

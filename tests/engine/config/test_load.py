@@ -317,3 +317,23 @@ settings = 5
     assert p.settings == {"anthropic_version": "2023-06-01", "my_own_setting": 1}
     assert [(m.id, m.extra) for m in p.models] == [("n", {"thinking_budget": 2048, "extra_body": {"top_k": 5}})]
     assert q.settings == {}
+
+
+def test_a_model_price_is_kept_for_the_compare_header_and_a_bad_one_is_reported(paths: Paths) -> None:
+    write(
+        paths,
+        """
+[providers.p]
+kind = "openai"
+base_url = "http://127.0.0.1:9/v1"
+models = [
+  { id = "a", price = { input = 0.15, output = 0.6 } }, { id = "b", price = 5 }, { id = "c", price = { input = -1 } },
+]
+""",
+    )
+    config, problems = load_config(paths)
+    assert sorted(p.key for p in problems) == ["providers.p.models[1].price", "providers.p.models[2].price.input"]
+    assert "per million tokens" in next(p.message for p in problems if p.key.endswith("[1].price"))
+    [provider] = config.providers()
+    assert [m.id for m in provider.models] == ["a"]
+    assert provider.models[0].extra["price"] == {"input": 0.15, "output": 0.6}

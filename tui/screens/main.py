@@ -35,9 +35,9 @@ from ..widgets.status_line import StatusLine
 from ..workbench import Runs, Workbench
 from ..workbench import events as news
 from . import compare_flow
-from . import compare_views as views
 from . import main_modals as modals
 from .main_keys import BINDINGS, PALETTE, PaletteCommand, palette_commands
+from .main_launchers import ModalLaunchers
 from .main_modals import tell_refusals
 from .main_panels import Panels
 from .main_resources import ResourceAttaching
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from visindigo.engine.approval import Approval, ToolCallRequest
 
 
-class MainScreen(Screen[None]):
+class MainScreen(ModalLaunchers, Screen[None]):
     """Where the user works. Every key below is also a command-palette entry (ctrl+p) and on the help (f1)."""
 
     BINDINGS: ClassVar[list[BindingType]] = BINDINGS
@@ -353,56 +353,11 @@ class MainScreen(Screen[None]):
         cursor = self.pane.cursor
         self.start_edit(self.workbench.editable_index(cursor.index if cursor is not None else None))
 
-    def action_pick_model(self) -> None:
-        async def flow() -> None:
-            if await modals.pick_model(self.app, self.workbench) == "compare":
-                await compare_flow.run_from_main(self)
-
-        self._in_worker(flow())
-
-    def action_compare(self) -> None:
-        self._in_worker(compare_flow.run_from_main(self), group="compare")
-
-    def action_providers(self) -> None:
-        self._in_worker(modals.manage_providers(self.app, self.center))
-
-    def action_mcp_servers(self) -> None:
-        self._in_worker(modals.manage_mcp_servers(self.app, self._services(), self.center))
-
-    def action_skills(self) -> None:
-        self._in_worker(modals.manage_skills(self.app, self.center, self.dialog))
-
-    def action_package_tools(self) -> None:
-        self._in_worker(modals.manage_package_tools(self.app, self.center, self.dialog))
-
-    def action_templates(self) -> None:
-        async def flow() -> None:
-            chosen = await modals.choose_template(self.app, self._services(), self.dialog)
-            if chosen is not None:
-                await self.insert_template(*chosen)
-
-        self._in_worker(flow())
-
-    def action_parameters(self) -> None:
-        async def flow() -> None:
-            if await modals.edit_parameters(self.app, self.dialog):
-                self.status_line.refresh_now()
-
-        self._in_worker(flow())
-
     def action_attach_resource(self) -> None:
         self.resources.open_picker(self._services().install_tool_source)
 
-    def action_rename(self) -> None:
-        self._in_worker(modals.rename(self.app, self.workbench))
-
     def action_delete_dialog(self) -> None:
         self.delete_dialog(self.dialog.id)
-
-    def _services(self) -> modals.AppServices:
-        if self.services is None:
-            raise RuntimeError("this screen was made without the app's services")
-        return self.services
 
     def action_copy_last(self) -> None:
         copy_last_answer(self, self.workbench)
@@ -449,24 +404,6 @@ class MainScreen(Screen[None]):
 
     def action_focus_messages(self) -> None:
         self.pane.focus()
-
-    # --- looking back at comparisons and branches (tui/screens/compare_views.py) ------------------------------
-
-    def action_diff_alternatives(self) -> None:
-        index = self.pane.cursor.index if self.pane.cursor is not None else None
-        self._in_worker(views.show_diff(self.app, self.dialog, self.workbench.alternatives(self.dialog), index))
-
-    def action_divergences(self) -> None:
-        async def flow() -> None:
-            target = await views.choose_divergence(self.app, self.center, self.dialog)
-            if target is not None:
-                await self.open_dialog_id(target.dialog_id, focus_index=target.message_index)
-                self.pane.focus()
-
-        self._in_worker(flow())
-
-    def action_scores(self) -> None:
-        self._in_worker(views.show_scores(self.app, self.center))
 
     def palette_commands(self) -> list[PaletteCommand]:
         """Every action of the screen (and of the message under the cursor), for the command palette."""

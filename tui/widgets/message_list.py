@@ -280,7 +280,8 @@ class MessageList(WindowedViews, VerticalScroll):
             return
         view = _message_view()(Message(Role.ASSISTANT, ""), None, streaming=True)
         await self.mount(view, before=self._later)
-        view.start_stream()
+        if not view.start_stream():  # the list is going away (its screen closed as the stream opened)
+            return
         self._stream_view = view
         self._stream_round = round_number
         self._parts_shown = 0

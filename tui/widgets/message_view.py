@@ -309,11 +309,19 @@ class MessageView(Widget):
 
     # --- streaming -----------------------------------------------------------------------------------------
 
-    def start_stream(self) -> None:
-        """Begin receiving the answer piece by piece (the view was made with `streaming=True`)."""
-        markdown = self.query_one(Markdown)
+    def start_stream(self) -> bool:
+        """Begin receiving the answer piece by piece (the view was made with `streaming=True`).
+
+        False when the view has no body to stream into: it was removed before it composed, which happens when
+        its list goes away (a screen closing) just as a stream opens.
+        """
+        try:
+            markdown = self.query_one(Markdown)
+        except NoMatches:
+            return False
         self._cleaner = StreamCleaner()
         self._stream = Markdown.get_stream(markdown)
+        return True
 
     async def write(self, fragment: str) -> None:
         """Append raw answer text (cleaned here; an escape sequence split across calls is still caught)."""

@@ -248,10 +248,11 @@ class Center:
 
     # --- picks of comparisons -------------------------------------------------------------------------------
 
-    def record_pick(self, pick: Pick) -> Pick:
+    def record_pick(self, pick: Pick, *, in_memory: bool = False) -> Pick:
         """Keep the user's choice among a comparison's answers (in the store when there is one, where a read-only
-        Center keeps it in memory); returns it with its row id."""
-        if self.store is not None and not self.read_only:
+        Center keeps it in memory); returns it with its row id. `in_memory`: for this session only (the store
+        refused it), so the scores still count it until the app is closed."""
+        if self.store is not None and not self.read_only and not in_memory:
             pick = replace(pick, id=self.store.record_pick(pick))
         else:
             pick = replace(pick, id=len(self._picks) + 1)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -167,6 +168,8 @@ class Comparison:
         #: Set by `pick` (or `reveal`): from then on `label` names the models.
         self.revealed = not blind
         self.picked: Pick | None = None
+        #: Why the pick is not in the store (it was kept in memory only), or "".
+        self.save_problem = ""
         self.started_at = time.time()
         self.columns: list[Column] = []
         for choice in choices:
@@ -324,7 +327,8 @@ class Comparison:
     def pick(self, column: int) -> Pick:
         """Choose column `column`'s answer: recorded (winner, the other answers as losers, blind or not) and the
         models revealed. The chosen branch is `columns[column].dialog`; the other branches stay its
-        alternatives. Raises `CompareError` while runs go on, for a column without an answer, or a second time.
+        alternatives. A store that cannot write the record leaves the pick made and `save_problem` saying so.
+        Raises `CompareError` while runs go on, for a column without an answer, or a second time.
         """
         if self.picked is not None:
             raise CompareError("an answer of this comparison was chosen already")
@@ -344,7 +348,16 @@ class Comparison:
             blind=self.blind and not self.revealed,  # shown before the pick (`reveal`): not a blind pick
             tag=comparison_tag(self.question_dialog, self.cut),
         )
-        pick = self.center.record_pick(pick)
+        try:
+            pick = self.center.record_pick(pick)
+        except (sqlite3.Error, OSError) as error:
+            # The choice is the user's and opening the picked branch must not depend on the store: a full disk
+            # costs the record on disk, not the pick (kept for this session's scores, and the front end says so).
+            self.save_problem = (
+                f"the pick could not be saved in the dialog store ({clean_line(str(error), 200)}); "
+                "it counts in the scores until you quit"
+            )
+            pick = self.center.record_pick(pick, in_memory=True)
         self.picked = pick
         self.revealed = True
         return pick

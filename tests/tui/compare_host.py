@@ -36,8 +36,11 @@ def failing(message: str = "the model is overloaded") -> Reply:
     return error_reply(400, message)
 
 
-def scripted_center(server: LLMServer, replies: dict[str, Callable[[], Reply]], **settings: Any) -> Center:
-    """A Center with provider "lab" on the server; each model answers with `replies[model]()`."""
+def scripted_center(
+    server: LLMServer, replies: dict[str, Callable[[], Reply]], *, center: Center | None = None, **settings: Any
+) -> Center:
+    """A Center (in memory unless `center` is given) with provider "lab" on the server; each model answers with
+    `replies[model]()`."""
 
     def respond(request: RecordedRequest) -> Reply:
         model = (request.json or {}).get("model", "")
@@ -45,7 +48,7 @@ def scripted_center(server: LLMServer, replies: dict[str, Callable[[], Reply]], 
         return make() if make is not None else error_reply(404, f"no such model {model}")
 
     server.responder = respond
-    center = Center()
+    center = Center() if center is None else center
     tools = Capability.TEXT | Capability.TOOLS
     priced = {"price": {"input": 1.0, "output": 2.0}}  # dollars per million tokens, for m-alpha only
     models = [ModelInfo(model, capabilities=tools, extra=priced if model == "m-alpha" else {}) for model in MODELS]

@@ -6,12 +6,13 @@ model of the provider answers from its own script, so a column's text says which
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
 
 from tests.llm_server import LLMServer
-from visindigo.engine import Role
+from visindigo.engine import Center, Role
 from visindigo.engine.compare import ModelChoice
 from visindigo.tui.screens import compare_flow
 from visindigo.tui.screens.compare import CompareScreen
@@ -232,6 +233,29 @@ async def test_a_failing_column_shows_its_failure_while_the_others_finish(llm_se
         await pilot.press("3")
         await wait_until(pilot, lambda: app.screen is main)
         assert main.dialog is gamma.dialog
+
+
+async def test_a_pick_the_store_cannot_write_still_opens_and_says_it_was_not_saved(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    from tests.engine.compare.test_comparison import failing_pick_writes
+
+    center = scripted_center(llm_server, every_model(count=4, delay=0.01), center=Center.open(tmp_path / "home"))
+    app = make_app(center)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            main = main_screen(app)
+            screen = await comparing(pilot, main, 2, question="Full disk?")
+            await wait_until(pilot, lambda: all_done(screen.columns))
+            failing_pick_writes(center)
+            await pilot.press("2")  # before the fix: sqlite3.IntegrityError out of the key handler stopped the app
+            await wait_until(pilot, lambda: app.screen is main)
+            assert main.dialog is screen.order[1].dialog
+            assert [pick.winner.dialog_id for pick in center.picks()] == [screen.order[1].dialog.id]
+            warnings = [n.message for n in app._notifications if n.severity == "warning"]
+            assert any("could not be saved" in message and "disk is full" in message for message in warnings)
+    finally:
+        center.close()
 
 
 async def test_x_cancels_the_focused_column_esc_cancels_all_and_leaving_keeps_every_branch(

@@ -304,6 +304,8 @@ class CompareScreen(Screen[CompareOutcome]):
         except CompareError as error:
             self.notify(f"Column {column.label}: {error}.", severity="warning", markup=False)
             return
+        if self.comparison.save_problem:  # the pick stands (and opens); only its record on disk is missing
+            self.notify(f"Column {column.label}: {self.comparison.save_problem}.", severity="warning", markup=False)
         self.winner = column
         column.picked = True
         if self.blind:  # the reveal: every header names its model (under the same letter), and the pick is marked

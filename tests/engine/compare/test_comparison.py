@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -407,3 +409,36 @@ async def test_a_pick_after_the_models_were_shown_is_not_blind(llm_server: LLMSe
     comparison.reveal()
     assert comparison.label(0) == comparison.columns[0].choice.model_id
     assert comparison.pick(0).blind is False
+
+
+def failing_pick_writes(center: Center) -> None:
+    """Make the real store refuse every pick from now on, as a full disk would (a trigger in the SQLite file)."""
+    assert center.store is not None
+    conn = sqlite3.connect(center.store.path)
+    conn.execute(
+        "CREATE TRIGGER no_room BEFORE INSERT ON picks BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END"
+    )
+    conn.commit()
+    conn.close()
+
+
+async def test_a_pick_the_store_cannot_write_is_still_made_and_kept_for_this_session(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.responder = by_model({"qwen": openai_stream(["A"]), "llama": openai_stream(["B"])})
+    center = Center.open(tmp_path / "home")
+    try:
+        center.add_provider(
+            Provider("local", base_url=llm_server.openai_url, models=[ModelInfo("qwen"), ModelInfo("llama")])
+        )
+        comparison = Comparison.ask(center, center.create_dialog(), QWEN_LLAMA, "Which?")
+        await collect(comparison)
+        failing_pick_writes(center)
+        pick = comparison.pick(1)  # before the fix: sqlite3.OperationalError reached the caller (the app crashed)
+        assert comparison.picked == pick and pick.winner.model_id == "llama"
+        assert "could not be saved" in comparison.save_problem and "disk is full" in comparison.save_problem
+        assert center.picks() == [pick]  # the scores of this session still count it
+        with pytest.raises(CompareError, match="chosen already"):
+            comparison.pick(0)
+    finally:
+        center.close()

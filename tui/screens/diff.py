@@ -114,6 +114,7 @@ class DiffScreen(ModalFrame[None]):
         self._title = title or "Compare alternatives"
         self._inline_wanted = inline
         self.inline = bool(inline)
+        self._runs: dict[int, list[DiffRun]] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="frame") as frame:
@@ -144,7 +145,9 @@ class DiffScreen(ModalFrame[None]):
 
     def _show(self) -> None:
         old, new = self.pair
-        runs = word_diff(_limited(old.text), _limited(new.text))
+        runs = self._runs.get(self.pair_index)
+        if runs is None:  # once per pair: s and the way back to a pair only redraw
+            runs = self._runs[self.pair_index] = word_diff(_limited(old.text), _limited(new.text))
         share = round(similarity(runs) * 100)
         steps = f"Pair {self.pair_index + 1}/{len(self.pairs)} · " if len(self.pairs) > 1 else ""
         layout = "inline" if self.inline else "side by side"

@@ -258,6 +258,31 @@ async def test_a_pick_the_store_cannot_write_still_opens_and_says_it_was_not_sav
         center.close()
 
 
+async def test_ctrl_r_runs_a_failed_column_again_and_its_answer_can_be_picked(llm_server: LLMServer) -> None:
+    attempts: list[int] = []
+
+    def beta() -> Any:
+        attempts.append(1)
+        return failing("overloaded") if len(attempts) == 1 else streamed("m-beta", count=3, delay=0.01)
+
+    replies = {"m-alpha": lambda: streamed("m-alpha", count=3, delay=0.01), "m-beta": beta}
+    app = make_app(scripted_center(llm_server, replies, max_retries=0))
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 2, question="Again?")
+        alpha, second = screen.order
+        await wait_until(pilot, lambda: all_done(screen.columns))
+        assert second.outcome == "failed"
+        await pilot.press("tab", "ctrl+r")
+        await wait_until(pilot, lambda: second.outcome == "finished")
+        assert column_text(second).startswith("m-beta-word0")
+        await pilot.press("2")
+        await wait_until(pilot, lambda: app.screen is main)
+        assert main.dialog is second.dialog
+        [pick] = main.center.picks()
+        assert pick.winner.model_id == "m-beta" and [loser.model_id for loser in pick.losers] == ["m-alpha"]
+
+
 async def test_x_cancels_the_focused_column_esc_cancels_all_and_leaving_keeps_every_branch(
     llm_server: LLMServer,
 ) -> None:
@@ -405,3 +430,30 @@ async def test_alt_c_takes_the_composers_question_to_the_models_chosen_in_the_co
         first = screen.columns[0].dialog
         assert all(c.dialog.branch_from_id == first.id for c in again.columns)
         assert all(c.dialog.message_count == 2 and c.dialog.message_at(0).content == "why not" for c in again.columns)
+
+
+async def test_on_a_one_at_a_time_provider_cancelling_the_running_column_lets_the_waiting_one_run(
+    llm_server: LLMServer,
+) -> None:
+    replies = every_model(count=200, delay=0.05)
+    replies["m-beta"] = lambda: streamed("m-beta", count=3, delay=0.01)
+    replies["m-gamma"] = lambda: streamed("m-gamma", count=3, delay=0.01)
+    app = make_app(scripted_center(llm_server, replies, max_concurrent_runs=1))
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 3, question="Cancel the one that holds the server?")
+        first, second, third = screen.order
+        await wait_until(pilot, lambda: "word3" in column_text(first))
+        await wait_until(pilot, lambda: third.header.figures.state == "waiting")
+        await pilot.press("tab", "tab", "x")  # the third, while it waits: its turn never comes
+        await wait_until(pilot, lambda: third.outcome == "cancelled")
+        assert third.header.figures.state == "cancelled" and "waits" not in third.header.content.plain
+        await pilot.press("tab", "x")  # the first, which holds the server's one slot
+        await wait_until(pilot, lambda: second.outcome == "finished")
+        assert first.outcome == "cancelled" and column_text(second).endswith("m-beta-word2 ")
+        assert not any(c.running for c in screen.columns)
+        assert "picks the answer" in str(screen.hint.render())
+        await pilot.press("2")
+        await wait_until(pilot, lambda: app.screen is main)
+        [pick] = main.center.picks()
+        assert pick.winner.model_id == "m-beta" and [loser.model_id for loser in pick.losers] == ["m-alpha"]

@@ -270,7 +270,7 @@ async def test_ctrl_r_runs_a_failed_column_again_and_its_answer_can_be_picked(ll
     async with app.run_test(size=(160, 45)) as pilot:
         main = main_screen(app)
         screen = await comparing(pilot, main, 2, question="Again?")
-        alpha, second = screen.order
+        _alpha, second = screen.order
         await wait_until(pilot, lambda: all_done(screen.columns))
         assert second.outcome == "failed"
         await pilot.press("tab", "ctrl+r")

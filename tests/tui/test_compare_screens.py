@@ -153,6 +153,23 @@ def test_diff_choices_come_from_the_alternatives_at_a_message() -> None:
         DiffScreen([DiffChoice("only", "x")])
 
 
+async def test_a_hostile_model_id_is_one_short_clean_line_in_the_diffs_labels() -> None:
+    center = Center()
+    parent = center.create_dialog()
+    parent.append_message(Role.USER, "q")
+    hostile = "evil\nsecond line " + HOSTILE + " " + "x" * 5_000  # a model list can say anything
+    parent.append_message(Message(Role.ASSISTANT, "first", meta={"model_id": hostile}))
+    branch = center.branch_at(parent, 1)
+    branch.append_message(Message(Role.ASSISTANT, "second", meta={"model_id": "llama"}))
+    choices = diff_choices([parent, branch], 1)
+    label = choices[0].label
+    assert "\n" not in label and "\x1b" not in label and len(label) <= 64 and label.startswith("1. evil second line")
+    app = ScreenHost(lambda: DiffScreen(choices, inline=False))
+    async with app.run_test(size=(100, 30)):
+        text = screen_text(app)
+        assert "% the same" in text and "\x1b" not in text  # before: the pair line ended at the id's newline
+
+
 # --- divergences -------------------------------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from visindigo.engine import Dialog
 from visindigo.engine.word_diff import DiffRun, new_side, old_side, similarity, word_diff
 
+from ..sanitize import clean_line
 from ._common import ModalFrame, safe, sanitize
 
 #: How much of each text is diffed and shown; a longer answer is cut (and says so) to keep the screen quick.
@@ -48,7 +49,8 @@ def diff_choices(dialogs: Sequence[Dialog], index: int) -> list[DiffChoice]:
         who = model if isinstance(model, str) and model else dialog.model_id or "answer"
         if message.role.name in ("USER", "PROMPT"):
             who = "you"
-        choices.append(DiffChoice(f"{number}. {sanitize(who)}", message.content))
+        # one short line: the id comes from a server's model list, and the label stands in the pair line and titles
+        choices.append(DiffChoice(f"{number}. {clean_line(who, 60)}", message.content))
     return choices
 
 

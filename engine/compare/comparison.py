@@ -258,18 +258,18 @@ class Comparison:
 
         `columns` says which (by number; to run a failed one again, say); by default those not run yet. A column
         that fails reports `RunFailed` and stops; the others go on. Closing the iterator (or cancelling the task
-        that iterates it) cancels the runs still going. `approve` is asked about tools that need consent; its
-        `ToolCallRequest.dialog_id` says which column asks.
+        that iterates it) cancels its runs still going (not those of another `run`). `approve` is asked about tools
+        that need consent; its `ToolCallRequest.dialog_id` says which column asks.
         """
         queue: asyncio.Queue[ColumnEvent | int] = asyncio.Queue()
         chosen = [n for n, c in enumerate(self.columns) if c.status == "ready"] if columns is None else list(columns)
-        started = 0
+        started: list[asyncio.Task[None]] = []
         for number in chosen:
             column = self.columns[number]
             if not column.dialog.is_running and not self.running_column(number):
                 self._tasks[number] = asyncio.ensure_future(self._drive(number, column, approve, queue))
-                started += 1
-        remaining = started
+                started.append(self._tasks[number])
+        remaining = len(started)
         try:
             while remaining:
                 item = await queue.get()
@@ -278,8 +278,10 @@ class Comparison:
                 else:
                     yield item
         finally:
-            self.cancel_all()
-            tasks = [task for task in self._tasks.values() if not task.done()]
+            # only this call's runs: a retry of one column that ends first must not stop the others' runs
+            for task in started:
+                task.cancel()
+            tasks = [task for task in started if not task.done()]
             if tasks:
                 with contextlib.suppress(BaseException):
                     await asyncio.wait(tasks, timeout=10.0)

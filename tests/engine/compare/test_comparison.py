@@ -442,3 +442,26 @@ async def test_a_pick_the_store_cannot_write_is_still_made_and_kept_for_this_ses
             comparison.pick(0)
     finally:
         center.close()
+
+
+async def test_a_retry_that_ends_first_leaves_the_columns_of_the_first_run_going(llm_server: LLMServer) -> None:
+    replies = iter([error_reply(401, "not yet"), openai_stream(["second try"])])
+    llm_server.responder = lambda request: (
+        openai_stream([f"s{i} " for i in range(30)], delay_between=0.05)
+        if request.json["model"] == "qwen"
+        else next(replies)
+    )
+    center = local_center(llm_server)
+    comparison = Comparison.ask(center, asked(center), QWEN_LLAMA, "q")
+    first = comparison.run()
+    retried = False
+    async for update in first:
+        if update.column == 1 and isinstance(update.event, RunFailed) and not retried:
+            retried = True
+            # run the failed column again while the other still streams; this retry ends first
+            again = [each async for each in comparison.run(columns=[1])]
+            assert isinstance(again[-1].event, RunFinished)
+            assert comparison.columns[0].status == "running"  # before: the retry's end cancelled it
+    assert retried
+    assert [c.status for c in comparison.columns] == ["finished", "finished"]
+    assert comparison.columns[0].dialog.last_message.content == "".join(f"s{i} " for i in range(30))

@@ -28,6 +28,7 @@ from .compare_host import (
     scripted_center,
     streamed,
     wait_until,
+    words,
 )
 from .helpers import main_screen
 
@@ -457,3 +458,32 @@ async def test_on_a_one_at_a_time_provider_cancelling_the_running_column_lets_th
         await wait_until(pilot, lambda: app.screen is main)
         [pick] = main.center.picks()
         assert pick.winner.model_id == "m-beta" and [loser.model_id for loser in pick.losers] == ["m-alpha"]
+
+
+async def test_leaving_without_a_pick_keeps_every_branch_and_answer_in_the_store(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    center = scripted_center(llm_server, every_model(count=4, delay=0.01), center=Center.open(home))
+    app = make_app(center)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            main = main_screen(app)
+            screen = await comparing(pilot, main, 3, question="Keep them all?")
+            await wait_until(pilot, lambda: all_done(screen.columns))
+            branches = [column.dialog.id for column in screen.columns]
+            asked_in = screen.columns[0].dialog.branch_from_id
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: app.screen is main)
+            assert main.dialog.id == branches[0]
+    finally:
+        center.close()
+    again = Center.open(home)
+    try:
+        for dialog_id, model in zip(branches, MODELS, strict=False):
+            dialog = again.get_dialog(dialog_id)
+            assert dialog is not None and dialog.branch_from_id == asked_in
+            assert [m.content for m in dialog.messages] == ["Keep them all?", "".join(words(model, 4))]
+        assert again.picks() == []
+    finally:
+        again.close()

@@ -487,3 +487,23 @@ async def test_leaving_without_a_pick_keeps_every_branch_and_answer_in_the_store
         assert again.picks() == []
     finally:
         again.close()
+
+
+async def test_a_resource_attached_with_at_goes_with_the_compared_question_to_every_model(
+    llm_server: LLMServer,
+) -> None:
+    from visindigo.engine.mcp.resources import ResourceContent
+
+    app = make_app(scripted_center(llm_server, every_model(count=2, delay=0.01)))
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = main_screen(app)
+        notes = ResourceContent("files", "file:///notes.txt", texts=(("file:///notes.txt", "the secret is 42"),))
+        main.workbench.pending_resources[main.dialog.id] = [notes]
+        screen = await comparing(pilot, main, 2, question="What is the secret?")
+        await wait_until(pilot, lambda: all_done(screen.columns))
+        asked = [r.json for r in llm_server.requests if r.method == "POST"]
+        assert len(asked) == 2
+        for body in asked:  # before: the question went alone and the resource stayed pending for the next message
+            assert "the secret is 42" in body["messages"][-1]["content"]
+            assert body["messages"][-1]["content"].endswith("What is the secret?")
+        assert main.workbench.pending_resources.get(screen.columns[0].dialog.branch_from_id) is None

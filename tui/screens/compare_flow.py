@@ -20,6 +20,7 @@ from visindigo.engine import Center, Message, Role
 from visindigo.engine.compare import CompareError, Comparison, ModelChoice
 
 from ..workbench import Refused, Workbench
+from ..workbench.attachments import attach_pending
 from .compare import CompareOutcome, CompareScreen
 
 if TYPE_CHECKING:
@@ -79,7 +80,10 @@ def start(
         raise Refused("Choose 2 to 4 models to compare.")
     try:
         if question.strip():
-            workbench.add_messages(dialog, [Message(Role.USER, question)])
+            # as sending it would: what the user attached with @ goes with the question, to every model
+            message = Message(Role.USER, question)
+            message = attach_pending(workbench.center, dialog, workbench.pending_resources, message)
+            workbench.add_messages(dialog, [message])
             comparison = Comparison(workbench.center, dialog, choices, cut=dialog.message_count, blind=blind, rng=rng)
         elif dialog.message_count == 0:
             raise Refused("Type a question first; the models answer it side by side.")

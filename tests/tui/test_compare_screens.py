@@ -170,6 +170,18 @@ async def test_a_hostile_model_id_is_one_short_clean_line_in_the_diffs_labels() 
         assert "% the same" in text and "\x1b" not in text  # before: the pair line ended at the id's newline
 
 
+async def test_line_endings_and_invisible_controls_are_not_differences() -> None:
+    # what the screen shows is cleaned (CRLF as LF, no escape sequences): so is what it compares
+    plain = DiffChoice("1. a", "Line one\nLine two\n")
+    windows = DiffChoice("2. b", "Line one\r\nLine\x1b[0m two\r\n")
+    app = ScreenHost(lambda: DiffScreen([plain, windows], inline=True))
+    async with app.run_test(size=(100, 30)):
+        screen = app.screen
+        assert isinstance(screen, DiffScreen)
+        assert "100% the same" in screen_text(app)  # before: 86%, with nothing to see marked
+        assert not screen.query_one("#inline", Static).render().spans  # type: ignore[attr-defined]
+
+
 # --- divergences -------------------------------------------------------------------------------------------------
 
 

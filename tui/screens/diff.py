@@ -149,7 +149,9 @@ class DiffScreen(ModalFrame[None]):
         old, new = self.pair
         runs = self._runs.get(self.pair_index)
         if runs is None:  # once per pair: s and the way back to a pair only redraw
-            runs = self._runs[self.pair_index] = word_diff(_limited(old.text), _limited(new.text))
+            # the texts as shown (CRLF as LF, no escape sequences): an invisible difference is no difference
+            runs = word_diff(sanitize(_limited(old.text)), sanitize(_limited(new.text)))
+            self._runs[self.pair_index] = runs
         share = round(similarity(runs) * 100)
         steps = f"Pair {self.pair_index + 1}/{len(self.pairs)} · " if len(self.pairs) > 1 else ""
         layout = "inline" if self.inline else "side by side"

@@ -121,6 +121,8 @@ async def test_blind_columns_hide_the_models_in_a_random_order_until_the_pick_re
         shown = " ".join(c.header.content.plain for c in screen.order) + str(screen.hint.render())
         shown += screen.tabs.content.plain
         assert not any(model in shown for model in MODELS) and "hidden until you pick" in shown
+        # nor a cost: the prices in the config (m-alpha's only here) would tell that model apart
+        assert not any("$" in c.header.content.plain for c in screen.order)
         third = screen.order[2]
         await pilot.press("3")
         await pilot.pause()
@@ -135,6 +137,8 @@ async def test_blind_columns_hide_the_models_in_a_random_order_until_the_pick_re
         for column in screen.order:
             assert column.dialog.model_id in column.header.content.plain
         assert "★ picked" in third.header.content.plain
+        alpha = next(c for c in screen.order if c.dialog.model_id == "m-alpha")
+        assert "$0.0000" in alpha.header.content.plain  # revealed: the cost is shown again
         assert f"You picked C: {third.dialog.model_id}" in str(screen.hint.render())
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.screen is main)

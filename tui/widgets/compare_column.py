@@ -133,7 +133,7 @@ class CompareColumn(Vertical):
             run,
             first_token=self._first_token,
             usage=self.answer_usage(),
-            price=self._price,
+            price=None if self.blind else self._price,  # a model's price would tell it apart while hidden
             asking=self.asking,
             waiting_for=self._waiting(),
             picked=self.picked,

@@ -24,8 +24,18 @@ from ..message import Message, Role
 from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
 from ..sanitize import clean_line
 from . import rows
-from .database import CHECK_AT_OPEN_BYTES, configure, connect, copy_damaged, install_copy, open_database, open_read_only
-from .errors import StoreError
+from .carry_over import ChangeLog, carry_over
+from .database import (
+    CHECK_AT_OPEN_BYTES,
+    configure,
+    connect,
+    copy_damaged,
+    discard_copy,
+    install_copy,
+    open_database,
+    open_read_only,
+)
+from .errors import StoreError, StoreRepairing
 from .lock import DataDirLock
 from .salvage import SalvageProgress, integrity_problem, is_damage
 from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet, query_terms, split_marks
@@ -71,14 +81,20 @@ def survives_damage(
         @functools.wraps(method)
         def run(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> R:
             seen = store.repairs
+            first = args[0] if args else None
+            dialog_id = first.id if isinstance(first, Dialog) else first
             try:
                 return method(store, *args, **kwargs)
             except sqlite3.DatabaseError as error:
                 if store._depth or not is_damage(error):
                     raise
+                if store.repair_elsewhere is not None and store._repair_started_elsewhere(error, seen):
+                    tracker = store._trackers.get(dialog_id) if isinstance(dialog_id, str) else None
+                    if saved_by_recovery and tracker is not None:
+                        store._remember_unsaved(tracker.dialog)
+                        return cast(R, None)  # written from memory once the repair is done
+                    raise StoreRepairing(store.path) from None
                 store.recover_from_damage(error, seen=seen)
-            first = args[0] if args else None
-            dialog_id = first.id if isinstance(first, Dialog) else first
             if saved_by_recovery and dialog_id in store._trackers:
                 return cast(R, None)  # only methods that return nothing say saved_by_recovery
             return method(store, *args, **kwargs)
@@ -128,6 +144,13 @@ class Store:
         self.on_error: Callable[[str], None] | None = None
         #: Hears the progress of a salvage (stage, done, total), possibly from a worker thread (`verify`).
         self.on_salvage: SalvageProgress | None = None
+        #: Asked, with the error and `repairs` when it was met, to repair a damaged file in the background instead
+        #: of in the thread that met it (the app's event loop: a salvage takes tens of seconds); True when it
+        #: will. The call that met the damage then raises `StoreRepairing` (or, for a write of an open dialog,
+        #: leaves it to the rewrite from memory).
+        self.repair_elsewhere: Callable[[sqlite3.DatabaseError, int], bool] | None = None
+        #: What was written while a repair copies (see `carry_over`); None when no repair is under way.
+        self._changes: ChangeLog | None = None
 
     @classmethod
     def open(cls, paths: Paths | Path | str, *, on_salvage: SalvageProgress | None = None) -> Store:
@@ -257,9 +280,10 @@ class Store:
         tracked dialog again whole (what is in memory is the newest state). Tells the user through `on_error`.
 
         The copy is made without the store's mutex: the app goes on reading (and writing) the damaged file
-        meanwhile, and only the swap waits for it — a salvage of 10,000 dialogs takes tens of seconds. Writes
-        made meanwhile to dialogs that are not tracked are not in the copy. One repair runs at a time; `seen`
-        (`repairs` when the caller met the damage) makes a caller that waited for another thread's repair
+        meanwhile, and only the swap waits for it — a salvage of 10,000 dialogs takes tens of seconds. What is
+        written meanwhile is recorded (`carry_over.ChangeLog`) and carried into the copy at the swap, under the
+        mutex, so a rename, a delete or a pick made during the copy is not lost. One repair runs at a time;
+        `seen` (`repairs` when the caller met the damage) makes a caller that waited for another thread's repair
         return at once, to try again on the new file. A read-only store is not repaired (another process may
         own the file): that is a `StoreError`.
         """
@@ -269,13 +293,28 @@ class Store:
             ) from None
         with self._repairing:
             if seen is not None and seen != self.repairs:
+                self._settle_changes()  # recorded for a repair another caller already made
                 return
+            with self._mutex:
+                if self._changes is None:
+                    self._changes = ChangeLog()
             try:
                 building, result = copy_damaged(self.path, self.on_salvage)
             except StoreError as failure:  # no room for the copy: go on with the damaged file, and say why
+                self._settle_changes()
                 self.report_error(str(failure))
                 raise error from None
             with self._mutex:
+                changes, self._changes = self._changes, None
+                try:
+                    self._carry_into(building, changes, result)
+                except (sqlite3.Error, OSError) as failure:
+                    discard_copy(building)
+                    self.report_error(
+                        f"The dialog store {self.path} is damaged, and the changes made while it was copied could "
+                        f"not be added to the copy ({failure}). It was left as it is."
+                    )
+                    raise error from None
                 with contextlib.suppress(sqlite3.Error):
                     self._conn.close()
                 try:
@@ -287,11 +326,74 @@ class Store:
                     raise error from None
                 self.repairs += 1
                 trackers = list(self._trackers.values())
+                self._save_unsaved(changes)
             # Outside the store's mutex: a tracker takes its own lock first, then the store's (as the app does).
             for tracker in trackers:
                 tracker.dialog_rewritten()
         self.notices.append(notice)
         self.report_error(notice + " The dialogs open now were saved again from memory.")
+
+    def _touch(self, *dialog_ids: str) -> None:
+        """Record a write to these dialogs while a repair copies (called under the mutex, in the write)."""
+        if self._changes is not None:
+            self._changes.touch(*dialog_ids)
+
+    def _carry_into(self, building: Path, changes: ChangeLog, result: Any) -> None:
+        """Carry what was written during the copy from the live file into the copy (see `carry_over`)."""
+        if not changes.dialogs and not changes.picks:
+            return
+        copy = sqlite3.connect(building, isolation_level=None)
+        try:
+            unreadable = carry_over(self._conn, copy, changes, set(self._trackers))
+        finally:
+            copy.close()
+        log.info("carried %d dialogs and %d picks changed during the repair", len(changes.dialogs), len(changes.picks))
+        if unreadable:
+            result.notes.append(
+                f"{len(unreadable)} dialog(s) changed during the repair could not be read again and are kept as "
+                "they were copied"
+            )
+
+    def _save_unsaved(self, changes: ChangeLog | None) -> None:
+        """Write from memory the dialogs whose write failed on the damaged file and that are no longer open."""
+        for dialog in list(changes.unsaved.values()) if changes is not None else ():
+            if dialog.id not in self._trackers:
+                try:
+                    self.save_dialog(dialog)
+                except (sqlite3.Error, StoreError) as failure:
+                    self.report_error(f"Could not save dialog {dialog.title or dialog.id!r}: {failure}")
+
+    def _settle_changes(self) -> None:
+        """Stop recording without a swap: what only memory holds is written to the file there is."""
+        with self._mutex:
+            changes, self._changes = self._changes, None
+            self._save_unsaved(changes)
+
+    def _repair_started_elsewhere(self, error: sqlite3.DatabaseError, seen: int) -> bool:
+        """Ask `repair_elsewhere` to repair in the background; while it does, writes are recorded from now on."""
+        assert self.repair_elsewhere is not None
+        with self._mutex:
+            if self._changes is None:
+                self._changes = ChangeLog()
+        if self.repair_elsewhere(error, seen):
+            return True
+        if not self._repairing.acquire(blocking=False):
+            return False  # a repair is under way in another thread: it owns the record
+        try:
+            with self._mutex:
+                self._changes = None
+        finally:
+            self._repairing.release()
+        return False
+
+    def _remember_unsaved(self, dialog: Dialog) -> None:
+        """A write of an open dialog failed on the damaged file: the repair writes it from memory."""
+        with self._mutex:
+            if self._changes is not None:
+                self._changes.unsaved[dialog.id] = dialog
+        tracker = self._trackers.get(dialog.id)
+        if tracker is not None:
+            tracker.mark_dirty()  # and, should the repair not come, its next change writes it whole
 
     def report_error(self, message: str) -> None:
         log.error("%s", message)
@@ -348,6 +450,7 @@ class Store:
         messages = dialog.messages
         now = time.time()
         with self._transaction() as conn:
+            self._touch(dialog.id)
             conn.execute(_UPSERT_DIALOG, (dialog.id, *rows.dialog_config_values(dialog), dialog.created_at, now))
             conn.execute("DELETE FROM messages WHERE dialog_id = ?", (dialog.id,))
             conn.executemany(
@@ -360,6 +463,7 @@ class Store:
     def save_dialog_config(self, dialog: Dialog) -> None:
         """Write the dialog's row (title, provider, model, skills, ...), not its messages."""
         with self._transaction() as conn:
+            self._touch(dialog.id)
             conn.execute(
                 _UPSERT_DIALOG, (dialog.id, *rows.dialog_config_values(dialog), dialog.created_at, time.time())
             )
@@ -406,6 +510,7 @@ class Store:
     def set_title(self, dialog_id: str, title: str) -> bool:
         """Rename a dialog without loading it; False when there is none of that id."""
         with self._transaction() as conn:
+            self._touch(dialog_id)
             cursor = conn.execute(
                 "UPDATE dialogs SET title = ?, updated_at = ? WHERE id = ?", (title, time.time(), dialog_id)
             )
@@ -419,6 +524,11 @@ class Store:
             found = conn.execute("SELECT branch_from_id FROM dialogs WHERE id = ?", (dialog_id,)).fetchone()
             if found is None:
                 return False
+            if self._changes is not None:  # its branches change too
+                self._changes.deleted(dialog_id)
+                self._touch(*(str(r[0]) for r in conn.execute(
+                    "SELECT id FROM dialogs WHERE branch_from_id = ?", (dialog_id,)
+                )))  # fmt: skip
             conn.execute(
                 "UPDATE dialogs SET branch_from_id = ?, updated_at = ? WHERE branch_from_id = ?",
                 (found[0], time.time(), dialog_id),
@@ -453,6 +563,7 @@ class Store:
         """Insert the message at `position` (one row), optionally ending the stream's draft in the same step."""
         now = time.time()
         with self._transaction() as conn:
+            self._touch(dialog_id)
             conn.execute(_INSERT_MESSAGE, (dialog_id, position, *rows.message_values(message), now))
             conn.execute(
                 "UPDATE dialogs SET message_count = ?, updated_at = ? WHERE id = ?", (position + 1, now, dialog_id)
@@ -464,6 +575,7 @@ class Store:
     def update_message(self, dialog_id: str, position: int, message: Message) -> None:
         assignments = ", ".join(f"{c} = ?" for c in rows.MESSAGE_COLUMNS)
         with self._transaction() as conn:
+            self._touch(dialog_id)
             cursor = conn.execute(
                 f"UPDATE messages SET {assignments} WHERE dialog_id = ? AND position = ?",
                 (*rows.message_values(message), dialog_id, position),
@@ -476,6 +588,7 @@ class Store:
     def truncate(self, dialog_id: str, count: int, *, drop_draft: bool = False) -> None:
         """Keep the first `count` messages of the dialog."""
         with self._transaction() as conn:
+            self._touch(dialog_id)
             conn.execute("DELETE FROM messages WHERE dialog_id = ? AND position >= ?", (dialog_id, count))
             conn.execute(
                 "UPDATE dialogs SET message_count = min(message_count, ?), updated_at = ? WHERE id = ?",
@@ -494,6 +607,7 @@ class Store:
     def write_draft(self, dialog_id: str, position: int, content: str, reasoning: str, started_at: float) -> None:
         """Save the text of a reply that is still streaming; it becomes a message if the app dies."""
         with self._transaction() as conn:
+            self._touch(dialog_id)
             conn.execute(
                 "INSERT INTO drafts (dialog_id, position, content, reasoning, started_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dialog_id) DO UPDATE SET position = excluded.position, "
@@ -505,6 +619,7 @@ class Store:
     @survives_damage(saved_by_recovery=True)
     def delete_draft(self, dialog_id: str) -> None:
         with self._transaction() as conn:
+            self._touch(dialog_id)
             conn.execute("DELETE FROM drafts WHERE dialog_id = ?", (dialog_id,))
 
     def draft(self, dialog_id: str) -> tuple[int, str, str] | None:
@@ -529,6 +644,7 @@ class Store:
                     "JOIN dialogs t ON t.id = d.dialog_id ORDER BY d.started_at"
                 )
             ):
+                self._touch(dialog_id)
                 count = conn.execute("SELECT count(*) FROM messages WHERE dialog_id = ?", (dialog_id,)).fetchone()
                 if (content or reasoning) and int(count[0]) == position:
                     message = Message(Role.ASSISTANT, content, reasoning=reasoning)
@@ -548,6 +664,7 @@ class Store:
     def save_input_draft(self, dialog_id: str, text: str) -> None:
         """Keep the composer's unsent text of a dialog, so quitting does not lose it."""
         with self._transaction() as conn:
+            self._touch(dialog_id)
             conn.execute("UPDATE dialogs SET input_draft = ? WHERE id = ?", (text, dialog_id))
 
     def input_draft(self, dialog_id: str) -> str:
@@ -562,7 +679,10 @@ class Store:
         from .picks import insert_pick  # the compare package loads when a comparison needs it, not at start
 
         with self._transaction() as conn:
-            return insert_pick(conn, pick)
+            pick_id = insert_pick(conn, pick)
+            if self._changes is not None:
+                self._changes.picks.add(pick_id)
+            return pick_id
 
     @survives_damage()
     def picks(self) -> list[Pick]:

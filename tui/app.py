@@ -141,7 +141,12 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, App[None]):
 
     def _last_dialog(self) -> Dialog | None:
         """The dialog changed last: the app starts where the user left (ctrl+n is one key away)."""
-        summaries = self.center.dialog_summaries()
+        from visindigo.engine.storage.errors import StoreError
+
+        try:
+            summaries = self.center.dialog_summaries()
+        except StoreError:  # a damaged store, being repaired: begin with a new dialog
+            return None
         if not summaries:
             return None
         newest = max(summaries, key=lambda s: (s.updated_at, s.created_at))

@@ -55,10 +55,8 @@ def test_every_kind_of_write_to_dialogs_not_open_during_the_copy_is_in_the_repai
         # During the copy, to dialogs that are not open:
         assert center.rename_dialog(renamed, "new name")
         assert center.remove_dialog(doomed)  # its branch moves up to the grandparent
-        pick = center.record_pick(
-            Pick(renamed, PickedModel(renamed, "p", "m1"), (PickedModel(orphan, "p", "m2"),), time.time(),
-                 tag="a-tag")  # fmt: skip
-        )
+        losers = (PickedModel(orphan, "p", "m2"),)
+        pick = center.record_pick(Pick(renamed, PickedModel(renamed, "p", "m1"), losers, time.time(), tag="a-tag"))
         created = made("made during the copy", "one", "two")
         store.save_input_draft(drafted, "half a sentence")
         dialog = center.get_dialog(reopened)  # opened, written, closed again before the swap

@@ -86,9 +86,7 @@ def _read(conn: sqlite3.Connection, table: str, columns: list[str], where: str, 
 
 def _insert(conn: sqlite3.Connection, table: str, columns: list[str], found: list[tuple[object, ...]]) -> None:
     if found:
-        conn.executemany(
-            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", found
-        )
+        conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", found)
 
 
 def _carry_picks(live: sqlite3.Connection, copy: sqlite3.Connection, ids: set[int]) -> None:

@@ -10,7 +10,6 @@ repair runs in a worker behind the same screen, and the query that met it is tol
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -110,13 +109,10 @@ class StoreChecking:
         return True
 
     def _repair_store(self: Any, error: Exception, seen: int) -> None:
-        import sqlite3
-
         store = self.center.store
         try:
-            if store is not None and isinstance(error, sqlite3.DatabaseError):
-                with contextlib.suppress(sqlite3.DatabaseError):  # a repair that could not be made was reported
-                    store.recover_from_damage(error, seen=seen)
+            if store is not None:
+                store.repair_after(error, seen)
         finally:
             self.post_message(StoreChecked(str(error), repaired_elsewhere=True))
 

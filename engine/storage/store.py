@@ -333,6 +333,13 @@ class Store:
         self.notices.append(notice)
         self.report_error(notice + " The dialogs open now were saved again from memory.")
 
+    def repair_after(self, error: Exception, seen: int) -> None:
+        """The repair `repair_elsewhere` agreed to make, in the caller's (worker) thread; a repair that cannot be
+        made was reported through `on_error`."""
+        problem = error if isinstance(error, sqlite3.DatabaseError) else sqlite3.DatabaseError(str(error))
+        with contextlib.suppress(sqlite3.DatabaseError):
+            self.recover_from_damage(problem, seen=seen)
+
     def _touch(self, *dialog_ids: str) -> None:
         """Record a write to these dialogs while a repair copies (called under the mutex, in the write)."""
         if self._changes is not None:

@@ -449,7 +449,9 @@ class MainScreen(Screen[None]):
         self.panels.focus_tree()
 
     def action_focus_composer(self) -> None:
-        self.composer.input.focus()
+        """At once, not after the next message as `focus()` does: a paste read from the terminal together with
+        ctrl+l is forwarded to whatever is focused when the app takes it, right after the key."""
+        self.set_focus(self.composer.input)
 
     def action_focus_messages(self) -> None:
         self.pane.focus()

@@ -141,6 +141,8 @@ class LeavingOnSignals(App[Any]):
     """
 
     _leaving_since: float | None = None
+    #: The handlers there were before the app's, put back when it ends (a test process runs many apps).
+    _previous_handlers: dict[int, Any] | None = None
 
     def leave_on_signals(self) -> None:
         """Install the handlers (from the app's thread, with its loop running)."""
@@ -157,9 +159,19 @@ class LeavingOnSignals(App[Any]):
                     loop.call_soon_threadsafe(self._signalled, signum)
 
             try:
-                signal.signal(number, handler)
+                previous = signal.signal(number, handler)
             except (ValueError, OSError):  # not the main thread
                 continue
+            if self._previous_handlers is None:
+                self._previous_handlers = {}
+            self._previous_handlers[int(number)] = previous
+
+    def on_unmount(self) -> None:
+        """The app has ended: the handlers there were before it are back."""
+        handlers, self._previous_handlers = self._previous_handlers, None
+        for number, previous in (handlers or {}).items():
+            with contextlib.suppress(ValueError, OSError, TypeError):
+                signal.signal(number, previous if previous is not None else signal.SIG_DFL)
 
     def terminal_gone(self) -> None:
         """The terminal was closed (see `SturdyLinuxDriver`): leave as on SIGHUP."""

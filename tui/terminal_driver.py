@@ -53,6 +53,8 @@ class GuardedOutput:
         if not self.gone:
             try:
                 return self._file.write(text)
+            except BlockingIOError:  # a terminal set non-blocking by someone else, and full: not gone
+                pass
             except (OSError, ValueError):
                 self._lose()
         return len(text)
@@ -61,6 +63,8 @@ class GuardedOutput:
         if not self.gone:
             try:
                 self._file.flush()
+            except BlockingIOError:
+                pass
             except (OSError, ValueError):
                 self._lose()
 
@@ -106,6 +110,8 @@ class SturdyLinuxDriver(LinuxDriver):
                 if mask & selectors.EVENT_READ:
                     try:
                         data = os.read(self.fileno, 1024 * 4)
+                    except BlockingIOError:  # nothing after all (a non-blocking terminal)
+                        continue
                     except OSError:  # EIO: the other end of the pty is closed
                         return False
                     if not data:

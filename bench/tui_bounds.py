@@ -98,8 +98,8 @@ def measure_big(server: LLMServer, home: Path) -> None:
         while screen.shows("characters folded"):
             time.sleep(0.005)
         unfolded = time.perf_counter() - unfold_sent
-        time.sleep(2.0)  # a user reading it, then going back to typing (a paste in the same read as ctrl+l would
-        terminal.type(b"\x0c")  # still go to the messages)
+        time.sleep(2.0)  # a user reading it, then going back to typing (ctrl+l; a paste read with it goes to the
+        terminal.type(b"\x0c")  # composer too, tests/tui/test_focus_race.py)
         time.sleep(0.5)
         unfolding = []
         for _ in range(10):

@@ -28,11 +28,13 @@ from .output_stage import StagedDisplay
 from .sanitize import clean, clean_line, cut
 from .screens.main import MainScreen
 from .store_check import StoreChecking
+from .terminal_driver import LeavingOnSignals
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from tempfile import TemporaryDirectory
 
+    from textual.driver import Driver
     from textual.theme import Theme
 
     from visindigo.engine.templates.library import TemplateLibrary
@@ -92,7 +94,7 @@ def configured_cursor_blink(center: Center) -> bool:
 NOTICE_LIMIT = 2000
 
 
-class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, App[None]):
+class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals, App[None]):
     """A keyboard-first LLM workstation. ctrl+p lists every command; f1 lists every key."""
 
     TITLE = "Visindigo"
@@ -141,7 +143,12 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, App[None]):
 
     def _last_dialog(self) -> Dialog | None:
         """The dialog changed last: the app starts where the user left (ctrl+n is one key away)."""
-        summaries = self.center.dialog_summaries()
+        from visindigo.engine.storage.errors import StoreError
+
+        try:
+            summaries = self.center.dialog_summaries()
+        except StoreError:  # a damaged store, being repaired: begin with a new dialog
+            return None
         if not summaries:
             return None
         newest = max(summaries, key=lambda s: (s.updated_at, s.created_at))
@@ -220,7 +227,9 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, App[None]):
             widget.cursor_blink = self.cursor_blink  # type: ignore[attr-defined]
 
     async def on_mount(self) -> None:
-        self._leave_on_signals()
+        # SIGTERM and SIGHUP end the app as ctrl+q does (Python's default for both is to die at once, without the
+        # clean-up that removes the demo's temporary template folder or keeps a streaming reply).
+        self.leave_on_signals()
         self.theme_changed_signal.subscribe(self, self._keep_theme)
         if self.center.mcp_servers:
             self.install_tool_source()
@@ -307,22 +316,16 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, App[None]):
         if last is not None and last.id != screen.dialog.id:
             await screen.open_dialog(last)
 
-    def _leave_on_signals(self) -> None:
-        """SIGTERM and SIGHUP (the terminal closed) end the app as ctrl+q does, minus what needs a terminal.
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, but on Linux and macOS one that notices when the terminal is gone (`terminal_driver`)."""
+        from textual.drivers.linux_driver import LinuxDriver
 
-        Python's default for both is to die at once, without the clean-up that removes the demo's temporary
-        template folder, so it was left behind in /tmp.
-        """
-        import signal
+        chosen = super().get_driver_class()
+        if chosen is LinuxDriver:
+            from .terminal_driver import SturdyLinuxDriver
 
-        loop = asyncio.get_running_loop()
-        for number in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)):
-            if number is None:
-                continue
-            try:
-                loop.add_signal_handler(number, self._signalled, int(number))
-            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
-                continue
+            return SturdyLinuxDriver
+        return chosen
 
     def _signalled(self, number: int) -> None:
         self.remove_temporary_files()  # first: after SIGHUP the terminal may be gone before the app has left

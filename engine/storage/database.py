@@ -165,6 +165,11 @@ def install_copy(path: Path, building: Path, problem: str, result: Salvage) -> t
     return conn, notice
 
 
+def discard_copy(building: Path) -> None:
+    """Remove a salvage's copy that will not be installed."""
+    _discard(None, building)
+
+
 def _salvage_target(path: Path) -> sqlite3.Connection:
     """A new, empty store at `path` for a salvage: no journal, no syncing, foreign keys off, a large cache."""
     for leftover in (path, path.with_name(path.name + "-journal")):  # from a salvage a crash cut short

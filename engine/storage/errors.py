@@ -18,3 +18,13 @@ class StoreLocked(StoreError):
         super().__init__(message)
         self.directory = directory
         self.holder = holder
+
+
+class StoreRepairing(StoreError):
+    """The store turned out damaged and is being repaired in the background; what was asked cannot be answered
+    until the repair is done (open dialogs are kept in memory and saved from there)."""
+
+    def __init__(self, path: object) -> None:
+        super().__init__(
+            f"The dialog store {path} is damaged and is being repaired; try again once the repair is done."
+        )

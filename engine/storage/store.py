@@ -24,10 +24,16 @@ from ..message import Message, Role
 from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
 from ..sanitize import clean_line
 from . import rows
-from .database import CHECK_AT_OPEN_BYTES, configure, connect, copy_damaged, install_copy, open_database, open_read_only
-from .errors import StoreError
+from .carry_over import ChangeLog
+from .database import (
+    CHECK_AT_OPEN_BYTES,
+    open_database,
+    open_read_only,
+)
+from .errors import StoreError, StoreRepairing
 from .lock import DataDirLock
-from .salvage import SalvageProgress, integrity_problem, is_damage
+from .repairing import Repairs
+from .salvage import SalvageProgress, is_damage
 from .search import MARK_END, MARK_START, fts_match, like_pattern, make_snippet, query_terms, split_marks
 from .tracker import DialogTracker
 
@@ -71,14 +77,20 @@ def survives_damage(
         @functools.wraps(method)
         def run(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> R:
             seen = store.repairs
+            first = args[0] if args else None
+            dialog_id = first.id if isinstance(first, Dialog) else first
             try:
                 return method(store, *args, **kwargs)
             except sqlite3.DatabaseError as error:
                 if store._depth or not is_damage(error):
                     raise
+                if store.repair_elsewhere is not None and store._repair_started_elsewhere(error, seen):
+                    tracker = store._trackers.get(dialog_id) if isinstance(dialog_id, str) else None
+                    if saved_by_recovery and tracker is not None:
+                        store._remember_unsaved(tracker.dialog)
+                        return cast(R, None)  # written from memory once the repair is done
+                    raise StoreRepairing(store.path) from None
                 store.recover_from_damage(error, seen=seen)
-            first = args[0] if args else None
-            dialog_id = first.id if isinstance(first, Dialog) else first
             if saved_by_recovery and dialog_id in store._trackers:
                 return cast(R, None)  # only methods that return nothing say saved_by_recovery
             return method(store, *args, **kwargs)
@@ -100,7 +112,7 @@ def recovered_notice(titles: list[str]) -> str:
     )
 
 
-class Store:
+class Store(Repairs):
     """One open store; holds the data directory's lock until `close()`.
 
     Open it with `Store.open(paths)`. `notices` lists what the user should be told about opening (a file
@@ -128,6 +140,13 @@ class Store:
         self.on_error: Callable[[str], None] | None = None
         #: Hears the progress of a salvage (stage, done, total), possibly from a worker thread (`verify`).
         self.on_salvage: SalvageProgress | None = None
+        #: Asked, with the error and `repairs` when it was met, to repair a damaged file in the background instead
+        #: of in the thread that met it (the app's event loop: a salvage takes tens of seconds); True when it
+        #: will. The call that met the damage then raises `StoreRepairing` (or, for a write of an open dialog,
+        #: leaves it to the rewrite from memory).
+        self.repair_elsewhere: Callable[[sqlite3.DatabaseError, int], bool] | None = None
+        #: What was written while a repair copies (see `carry_over`); None when no repair is under way.
+        self._changes: ChangeLog | None = None
 
     @classmethod
     def open(cls, paths: Paths | Path | str, *, on_salvage: SalvageProgress | None = None) -> Store:
@@ -233,66 +252,6 @@ class Store:
         except OSError:
             return False
 
-    def verify(self) -> str | None:
-        """Run the integrity check now, on a connection of its own (writers go on meanwhile); on damage,
-        recover as `recover_from_damage` does. Returns what was wrong, or None. Safe to call from a thread."""
-        if self.read_only or self._lock is None:
-            return None
-        seen = self.repairs
-        try:
-            conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True, check_same_thread=False)
-        except sqlite3.Error:
-            return None
-        try:
-            problem = integrity_problem(conn)
-        finally:
-            conn.close()
-        if problem is not None:
-            with contextlib.suppress(sqlite3.DatabaseError):  # a repair that could not be made was reported
-                self.recover_from_damage(sqlite3.DatabaseError(problem), seen=seen)
-        return problem
-
-    def recover_from_damage(self, error: sqlite3.DatabaseError, *, seen: int | None = None) -> None:
-        """The file turned out damaged: move it aside, copy what can be read into a new one, then write every
-        tracked dialog again whole (what is in memory is the newest state). Tells the user through `on_error`.
-
-        The copy is made without the store's mutex: the app goes on reading (and writing) the damaged file
-        meanwhile, and only the swap waits for it — a salvage of 10,000 dialogs takes tens of seconds. Writes
-        made meanwhile to dialogs that are not tracked are not in the copy. One repair runs at a time; `seen`
-        (`repairs` when the caller met the damage) makes a caller that waited for another thread's repair
-        return at once, to try again on the new file. A read-only store is not repaired (another process may
-        own the file): that is a `StoreError`.
-        """
-        if self.read_only or self._lock is None:
-            raise StoreError(
-                f"The dialog store {self.path} is damaged ({error}); start Visindigo on it to repair it."
-            ) from None
-        with self._repairing:
-            if seen is not None and seen != self.repairs:
-                return
-            try:
-                building, result = copy_damaged(self.path, self.on_salvage)
-            except StoreError as failure:  # no room for the copy: go on with the damaged file, and say why
-                self.report_error(str(failure))
-                raise error from None
-            with self._mutex:
-                with contextlib.suppress(sqlite3.Error):
-                    self._conn.close()
-                try:
-                    self._conn, notice = install_copy(self.path, building, str(error), result)
-                except StoreError as failure:
-                    self._conn = connect(self.path)
-                    configure(self._conn)
-                    self.report_error(str(failure))
-                    raise error from None
-                self.repairs += 1
-                trackers = list(self._trackers.values())
-            # Outside the store's mutex: a tracker takes its own lock first, then the store's (as the app does).
-            for tracker in trackers:
-                tracker.dialog_rewritten()
-        self.notices.append(notice)
-        self.report_error(notice + " The dialogs open now were saved again from memory.")
-
     def report_error(self, message: str) -> None:
         log.error("%s", message)
         if self.on_error is not None:
@@ -348,6 +307,7 @@ class Store:
         messages = dialog.messages
         now = time.time()
         with self._transaction() as conn:
+            self._touch(dialog.id)
             conn.execute(_UPSERT_DIALOG, (dialog.id, *rows.dialog_config_values(dialog), dialog.created_at, now))
             conn.execute("DELETE FROM messages WHERE dialog_id = ?", (dialog.id,))
             conn.executemany(
@@ -360,6 +320,7 @@ class Store:
     def save_dialog_config(self, dialog: Dialog) -> None:
         """Write the dialog's row (title, provider, model, skills, ...), not its messages."""
         with self._transaction() as conn:
+            self._touch(dialog.id)
             conn.execute(
                 _UPSERT_DIALOG, (dialog.id, *rows.dialog_config_values(dialog), dialog.created_at, time.time())
             )
@@ -406,6 +367,7 @@ class Store:
     def set_title(self, dialog_id: str, title: str) -> bool:
         """Rename a dialog without loading it; False when there is none of that id."""
         with self._transaction() as conn:
+            self._touch(dialog_id)
             cursor = conn.execute(
                 "UPDATE dialogs SET title = ?, updated_at = ? WHERE id = ?", (title, time.time(), dialog_id)
             )
@@ -419,6 +381,11 @@ class Store:
             found = conn.execute("SELECT branch_from_id FROM dialogs WHERE id = ?", (dialog_id,)).fetchone()
             if found is None:
                 return False
+            if self._changes is not None:  # its branches change too
+                self._changes.deleted(dialog_id)
+                self._touch(*(str(r[0]) for r in conn.execute(
+                    "SELECT id FROM dialogs WHERE branch_from_id = ?", (dialog_id,)
+                )))  # fmt: skip
             conn.execute(
                 "UPDATE dialogs SET branch_from_id = ?, updated_at = ? WHERE branch_from_id = ?",
                 (found[0], time.time(), dialog_id),
@@ -453,6 +420,7 @@ class Store:
         """Insert the message at `position` (one row), optionally ending the stream's draft in the same step."""
         now = time.time()
         with self._transaction() as conn:
+            self._touch(dialog_id)
             conn.execute(_INSERT_MESSAGE, (dialog_id, position, *rows.message_values(message), now))
             conn.execute(
                 "UPDATE dialogs SET message_count = ?, updated_at = ? WHERE id = ?", (position + 1, now, dialog_id)
@@ -464,6 +432,7 @@ class Store:
     def update_message(self, dialog_id: str, position: int, message: Message) -> None:
         assignments = ", ".join(f"{c} = ?" for c in rows.MESSAGE_COLUMNS)
         with self._transaction() as conn:
+            self._touch(dialog_id)
             cursor = conn.execute(
                 f"UPDATE messages SET {assignments} WHERE dialog_id = ? AND position = ?",
                 (*rows.message_values(message), dialog_id, position),
@@ -476,6 +445,7 @@ class Store:
     def truncate(self, dialog_id: str, count: int, *, drop_draft: bool = False) -> None:
         """Keep the first `count` messages of the dialog."""
         with self._transaction() as conn:
+            self._touch(dialog_id)
             conn.execute("DELETE FROM messages WHERE dialog_id = ? AND position >= ?", (dialog_id, count))
             conn.execute(
                 "UPDATE dialogs SET message_count = min(message_count, ?), updated_at = ? WHERE id = ?",
@@ -494,6 +464,7 @@ class Store:
     def write_draft(self, dialog_id: str, position: int, content: str, reasoning: str, started_at: float) -> None:
         """Save the text of a reply that is still streaming; it becomes a message if the app dies."""
         with self._transaction() as conn:
+            self._touch(dialog_id)
             conn.execute(
                 "INSERT INTO drafts (dialog_id, position, content, reasoning, started_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dialog_id) DO UPDATE SET position = excluded.position, "
@@ -505,6 +476,7 @@ class Store:
     @survives_damage(saved_by_recovery=True)
     def delete_draft(self, dialog_id: str) -> None:
         with self._transaction() as conn:
+            self._touch(dialog_id)
             conn.execute("DELETE FROM drafts WHERE dialog_id = ?", (dialog_id,))
 
     def draft(self, dialog_id: str) -> tuple[int, str, str] | None:
@@ -529,6 +501,7 @@ class Store:
                     "JOIN dialogs t ON t.id = d.dialog_id ORDER BY d.started_at"
                 )
             ):
+                self._touch(dialog_id)
                 count = conn.execute("SELECT count(*) FROM messages WHERE dialog_id = ?", (dialog_id,)).fetchone()
                 if (content or reasoning) and int(count[0]) == position:
                     message = Message(Role.ASSISTANT, content, reasoning=reasoning)
@@ -548,6 +521,7 @@ class Store:
     def save_input_draft(self, dialog_id: str, text: str) -> None:
         """Keep the composer's unsent text of a dialog, so quitting does not lose it."""
         with self._transaction() as conn:
+            self._touch(dialog_id)
             conn.execute("UPDATE dialogs SET input_draft = ? WHERE id = ?", (text, dialog_id))
 
     def input_draft(self, dialog_id: str) -> str:
@@ -562,7 +536,10 @@ class Store:
         from .picks import insert_pick  # the compare package loads when a comparison needs it, not at start
 
         with self._transaction() as conn:
-            return insert_pick(conn, pick)
+            pick_id = insert_pick(conn, pick)
+            if self._changes is not None:
+                self._changes.picks.add(pick_id)
+            return pick_id
 
     @survives_damage()
     def picks(self) -> list[Pick]:

@@ -103,6 +103,11 @@ class DialogTracker:
             self._end_stream()
             self._unsubscribe()
 
+    def mark_dirty(self) -> None:
+        """A write was not made (the store is being repaired): the next change writes the dialog whole."""
+        with self._mutex:
+            self._dirty = True
+
     def dialog_rewritten(self) -> None:
         """Write the dialog whole from memory, which is the newest state: when tracking starts, and after the
         store was rebuilt from a damaged file. A failing write is reported and tried again with the next change."""

@@ -32,7 +32,7 @@ from ..widgets.dialog_tree import DialogTree, Sidebar
 from ..widgets.message_pane import MessagePane
 from ..widgets.reasoning_drawer import ReasoningDrawer
 from ..widgets.status_line import StatusLine
-from ..workbench import Runs, Workbench
+from ..workbench import Refused, Runs, Workbench
 from ..workbench import events as news
 from . import compare_flow
 from . import main_modals as modals
@@ -167,7 +167,11 @@ class MainScreen(ModalLaunchers, Screen[None]):
         self.status_line.refresh_now()
 
     async def open_dialog_id(self, dialog_id: str, *, focus_index: int | None = None) -> None:
-        dialog = self.workbench.find(dialog_id)
+        try:
+            dialog = self.workbench.find(dialog_id)
+        except Refused as refused:  # the store is being repaired
+            self.notify(str(refused), severity="warning", markup=False)
+            return
         if dialog is None:
             self.notify("That dialog no longer exists.", severity="warning")
             self.refresh_tree()
@@ -400,7 +404,9 @@ class MainScreen(ModalLaunchers, Screen[None]):
         self.panels.focus_tree()
 
     def action_focus_composer(self) -> None:
-        self.composer.input.focus()
+        """At once, not after the next message as `focus()` does: a paste read from the terminal together with
+        ctrl+l is forwarded to whatever is focused when the app takes it, right after the key."""
+        self.set_focus(self.composer.input)
 
     def action_focus_messages(self) -> None:
         self.pane.focus()

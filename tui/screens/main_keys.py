@@ -58,7 +58,8 @@ BINDINGS: list[BindingType] = [
         "alt+left", "tree_sibling(-1)", "Previous sibling dialog", show=False, id="previous-sibling", priority=True
     ),
     Binding("alt+right", "tree_sibling(1)", "Next sibling dialog", show=False, id="next-sibling", priority=True),
-    Binding("ctrl+l", "focus_composer", "Go to the composer", show=False, id="focus-composer"),
+    # priority: acted on as the app reads the key, so a paste read with it already finds the composer focused
+    Binding("ctrl+l", "focus_composer", "Go to the composer", show=False, id="focus-composer", priority=True),
     Binding("ctrl+o", "focus_messages", "Go to the messages", show=False, id="focus-messages"),
     Binding("alt+t", "focus_tree", "Go to the dialog tree", show=False, id="focus-tree", priority=True),
     Binding("alt+d", "diff_alternatives", "Diff the alternatives here", show=False, id="diff", priority=True),

@@ -6,19 +6,21 @@ changed through its events (`workbench.events`), to which any number of listener
 Textual: a run goes on in whatever `RunHost` it is given (the screen's workers in the app, asyncio tasks in
 its tests), so every rule here is tested without a screen.
 
-What the user cannot do right now (send while the dialog answers, edit a message that is not theirs) raises
-`Refused`, whose text is what to tell them.
+What the user cannot do right now (send while the dialog answers, edit a message that is not theirs, open a
+dialog while the store is being repaired) raises `Refused`, whose text is what to tell them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from visindigo.engine import Center, Dialog, Message, Role
 from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallRequest
+from visindigo.engine.storage.errors import StoreRepairing
 
 from . import branches
 from .attachments import Pending, attach_pending
@@ -47,6 +49,15 @@ class Refused(Exception):
     def __init__(self, message: str, severity: str = "warning") -> None:
         super().__init__(message)
         self.severity = severity
+
+
+@contextlib.contextmanager
+def _refused_while_repairing() -> Iterator[None]:
+    """A store being repaired in the background answers nothing meanwhile: say so, as for any refusal."""
+    try:
+        yield
+    except StoreRepairing as repairing:
+        raise Refused(str(repairing)) from None
 
 
 class RunHost(Protocol):
@@ -119,7 +130,8 @@ class Workbench:
     # --- the shown dialog --------------------------------------------------------------------------------
 
     def is_registered(self, dialog: Dialog) -> bool:
-        return self.center.has_dialog(dialog.id)
+        with _refused_while_repairing():
+            return self.center.has_dialog(dialog.id)
 
     def _register(self, dialog: Dialog) -> bool:
         """Add a dialog made on screen to the Center (so the store keeps it); True when it was new there."""
@@ -127,6 +139,10 @@ class Workbench:
             return False
         self.center.add_dialog(dialog)
         return True
+
+    def is_registered_id(self, dialog_id: str) -> bool:
+        with _refused_while_repairing():
+            return self.center.has_dialog(dialog_id)
 
     def show(self, dialog: Dialog) -> Dialog:
         """Make `dialog` the shown one; returns the one shown before."""
@@ -136,7 +152,8 @@ class Workbench:
         return previous
 
     def find(self, dialog_id: str) -> Dialog | None:
-        return self.center.get_dialog(dialog_id)
+        with _refused_while_repairing():
+            return self.center.get_dialog(dialog_id)
 
     def new_dialog(self) -> Dialog | None:
         """A fresh dialog with the shown one's provider and model; None when the shown one is new and empty."""
@@ -155,14 +172,19 @@ class Workbench:
     def rename(self, dialog: Dialog, title: str) -> None:
         if not self.is_registered(dialog):
             raise Refused("Send a message first; a new dialog is named after it.")
-        self.center.rename_dialog(dialog.id, title)
+        with _refused_while_repairing():
+            self.center.rename_dialog(dialog.id, title)
         self.refresh_tree()
 
     # --- the tree and search -----------------------------------------------------------------------------
 
     def refresh_tree(self, select_id: str = "") -> branches.TreeIndex:
-        """Rebuild the tree index from the Center's summaries (no messages are loaded)."""
-        self.tree_index = branches.TreeIndex.build(self.center.dialog_summaries())
+        """Rebuild the tree index from the Center's summaries (no messages are loaded); while the store is being
+        repaired the tree stays as it was (the app rebuilds it when the repair is done)."""
+        try:
+            self.tree_index = branches.TreeIndex.build(self.center.dialog_summaries())
+        except StoreRepairing:
+            log.info("the tree is kept as it was while the store is repaired")
         self.emit(TreeChanged(select_id))
         return self.tree_index
 
@@ -186,7 +208,10 @@ class Workbench:
         """The dialogs of `dialog`'s tree (loaded), or just it when it is not in the tree yet."""
         if dialog.id not in self.tree_index.summaries:
             return [dialog]
-        members = (self.center.get_dialog(dialog_id) for dialog_id in self.tree_index.family(dialog.id))
+        try:
+            members = [self.center.get_dialog(dialog_id) for dialog_id in self.tree_index.family(dialog.id)]
+        except StoreRepairing:
+            return [dialog]  # the alternatives show again once the store is repaired
         return [member for member in members if member is not None]
 
     def alternatives(self, dialog: Dialog) -> dict[int, list[Dialog]]:
@@ -333,7 +358,7 @@ class Workbench:
 
     def delete_plan(self, dialog_id: str) -> DeletePlan:
         summary = self.tree_index.summaries.get(dialog_id)
-        if summary is None and not self.center.has_dialog(dialog_id):
+        if summary is None and not self.is_registered_id(dialog_id):
             raise Refused("That dialog is not saved yet; there is nothing to delete.", "information")
         return DeletePlan(
             (summary.title if summary else "") or "New dialog",
@@ -346,12 +371,13 @@ class Workbench:
         shown one (its parent, or a new dialog)."""
         self.cancel_run(dialog_id)
         parent = self.tree_index.parent(dialog_id)
-        if not self.center.remove_dialog(dialog_id):
-            raise Refused("The dialog could not be deleted (it was not found).")
+        with _refused_while_repairing():
+            if not self.center.remove_dialog(dialog_id):
+                raise Refused("The dialog could not be deleted (it was not found).")
         self.refresh_tree()
         if self.shown.id != dialog_id:
             return None
-        target = self.center.get_dialog(parent) if parent else None
+        target = self.find(parent) if parent else None
         return target if target is not None else Dialog(self.center)
 
     # --- status --------------------------------------------------------------------------------------------

@@ -6,13 +6,13 @@ with the call's name, arguments, result, duration and error state. Everything sh
 `sanitize.clean`, and every piece of text goes in as `Content`, so model output can neither send escape
 sequences to the terminal nor be read as Textual markup.
 
-A streaming reply is a view without an index yet: text arrives through `write` (a `MarkdownStream` underneath),
-and `finish` binds it to the message the dialog appended and renders it once in full.
+A streaming reply is a view without an index yet: text arrives through `write`, once per frame (the pane's frame
+timer batches it, so Textual's `MarkdownStream` would add nothing but a task), and `finish` binds it to the
+message the dialog appended and shows its final render.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from textual.app import ComposeResult
@@ -23,7 +23,6 @@ from textual.events import Click
 from textual.message import Message as TextualMessage
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
 
 from visindigo.engine import Message, Role
 
@@ -184,7 +183,8 @@ class MessageView(Widget):
         self.streaming = streaming
         #: For a tool result: the id of the call (a block may exist before its message does).
         self.call_id = message.tool_call_id
-        self._stream: MarkdownStream | None = None
+        #: The Markdown the reply streams into, while it streams.
+        self._stream: LiveMarkdown | None = None
         self._cleaner: StreamCleaner | None = None
         self._alternatives: tuple[int, int] | None = None
         self._tool_state: dict[str, Any] = {}
@@ -311,9 +311,8 @@ class MessageView(Widget):
 
     def start_stream(self) -> None:
         """Begin receiving the answer piece by piece (the view was made with `streaming=True`)."""
-        markdown = self.query_one(Markdown)
         self._cleaner = StreamCleaner()
-        self._stream = Markdown.get_stream(markdown)
+        self._stream = self.query_one(LiveMarkdown)
 
     async def write(self, fragment: str) -> None:
         """Append raw answer text (cleaned here; an escape sequence split across calls is still caught)."""
@@ -327,7 +326,8 @@ class MessageView(Widget):
         if shown < FOLD_LIMIT:  # past the fold only the count moves: a 5 MB reply never reaches the Markdown
             head = text[: FOLD_LIMIT - shown]
             self.message.content += head
-            await self._stream.write(head)
+            if head:
+                await self._stream.stream_append(head)
         if self._received > FOLD_LIMIT:
             hidden = self._received - len(self.message.content)
             notes = self.query(FoldNote)
@@ -351,23 +351,14 @@ class MessageView(Widget):
         self.query_one(Markdown).styles.min_height = lines
 
     async def stop_stream(self) -> None:
-        """Stop the MarkdownStream (its last fragments are drawn; `finish` re-renders in full anyway)."""
-        stream, self._stream = self._stream, None
+        """Stop taking text (what was written is already drawn: each `write` appends it whole)."""
+        self._stream = None
         self._cleaner = None
-        if stream is None:
-            return
-        try:
-            await stream.stop()
-        except asyncio.CancelledError:
-            # MarkdownStream.stop awaits its cancelled task; when that task had not started yet, the
-            # CancelledError surfaces here. Swallow it unless it is this task that is being cancelled.
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise
 
     async def finish(self, message: Message, index: int) -> None:
-        """Bind the streamed view to the dialog's message and show its final render: the streamed blocks with
-        their code coloured in place when they are the message's text, else the message rendered in full."""
+        """Bind the streamed view to the dialog's message and show its final render: the streamed blocks as
+        they are, their code coloured in place when it is ready (in a thread), when they are the message's
+        text, else the message rendered in full."""
         await self.stop_stream()
         self.reserve_lines(None)
         self.streaming = False
@@ -377,6 +368,7 @@ class MessageView(Widget):
         markdowns = self.query(LiveMarkdown)
         if markdowns and (message.content or not message.tool_calls):
             markdown = markdowns.first()
+            markdown.settle_tail()
             text, hidden = self._shown(message.content)
             if hidden or not markdown.colour_in_place(text):
                 markdown.live = False

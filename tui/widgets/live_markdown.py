@@ -18,7 +18,10 @@ from textual.widgets import Label, Markdown
 from textual.widgets._markdown import MarkdownHeader  # (not exported; the class Textual's own append checks)
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
-from .stream_tail import grow_in_place, settle
+from .. import layout_once
+from .stream_tail import grow_in_place, settle, without_pending_layout
+
+layout_once.install()  # (streaming is where the extra layouts cost most; see layout_once)
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -150,7 +153,7 @@ class LiveMarkdown(Markdown):
                         new_blocks = new_blocks[1:]
                     else:
                         try:
-                            await last._update_from_block(new_blocks[0])
+                            await last._update_from_block(without_pending_layout(new_blocks[0]))
                         except IndexError:
                             pass
                         else:
@@ -158,7 +161,7 @@ class LiveMarkdown(Markdown):
                 if new_blocks:
                     if existing and existing[-1].is_attached:
                         settle(existing[-1])
-                    await self.mount_all(new_blocks)
+                    await self.mount_all([without_pending_layout(block) for block in new_blocks])
             if headers:
                 self._table_of_contents = None
                 self.post_message(Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self))

@@ -21,7 +21,7 @@ from textual.widgets._markdown import MarkdownParagraph  # (not exported)
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 #: Lines reserved under the growing text of the last block, so the next few frames need no layout.
-TAIL_STEP = 6
+TAIL_STEP = 8
 
 
 def grow_in_place(block: MarkdownBlock, new: MarkdownBlock) -> bool:
@@ -80,3 +80,15 @@ def settle(block: Widget) -> None:
         target = labels.first()
     if target.styles.min_height is not None:
         target.styles.min_height = None
+
+
+def without_pending_layout(block: MarkdownBlock) -> MarkdownBlock:
+    """A block about to be mounted, no longer asking for a layout of its own.
+
+    A parsed block sets its text before it is mounted, which marks it as needing a layout; the mount lays it
+    out anyway, and the mark then made it ask for a second layout of the screen right after the first.
+    """
+    block._layout_required = False
+    for child in block._blocks:
+        without_pending_layout(child)
+    return block

@@ -339,7 +339,14 @@ class MessageView(Widget):
     def streamed_lines(self) -> tuple[int, int]:
         """(lines the streamed text takes, lines its Markdown widget occupies including reserved room)."""
         markdown = self.query_one(Markdown)
-        used = sum(block.outer_size.height for block in markdown.children)
+        blocks = list(markdown.children)
+        last = blocks[-1] if blocks else None
+        if last is not None and last.region and markdown.region:
+            # (from where the last block ends: the margins between blocks are lines too, and counting only
+            # the blocks' heights left the reserved room short, so the pane grew and scrolled every frame)
+            used = last.region.bottom + last.styles.margin.bottom - markdown.content_region.y
+        else:
+            used = sum(block.outer_size.height + block.styles.margin.height for block in blocks)
         return used, markdown.outer_size.height
 
     def reserve_lines(self, lines: int | None) -> None:

@@ -78,7 +78,7 @@ def settle(block: Widget) -> None:
         if not labels:
             return
         target = labels.first()
-    if target.styles.min_height is not None:
+    if target.styles.inline.min_height is not None:
         target.styles.min_height = None
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 from textual.screen import Screen
-from textual.widgets import Label
+from textual.widgets import Label, Static
 from textual.widgets._markdown import MarkdownParagraph
 
 from visindigo.engine import Message, Role
@@ -147,4 +147,10 @@ async def test_the_final_render_shows_the_streamed_text_at_once_and_colours_it_a
         assert label.content.plain == streamed
         assert await wait_until(pilot, lambda: bool(label.content.spans), seconds=30)
         assert label.content.plain == streamed  # the coloured code is the same text: nothing moves
-        assert fence.coloured and label.styles.inline.min_height is None  # (its room went with the stream)
+        assert fence.coloured
+        # then (not before: it moves the pane) the room kept for more text goes, and "streaming…" with it
+        markdown = view.query_one(LiveMarkdown)
+        assert await wait_until(
+            pilot, lambda: markdown.styles.min_height is None and label.styles.inline.min_height is None, seconds=30
+        )
+        assert "streaming" not in str(view.query_one(".status", Static).content)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -172,11 +173,12 @@ class LiveMarkdown(Markdown):
         if blocks:
             settle(blocks[-1])
 
-    def colour_in_place(self, markdown: str) -> bool:
+    def colour_in_place(self, markdown: str, then: Callable[[], object] | None = None) -> bool:
         """The final render, when the streamed blocks already are the final ones: colour their code blocks in
         place, in a thread (see `_colour`). Re-rendering the whole reply instead (a full parse, every block
         mounted again, all code coloured at once) held the last frame back by ~0.5 s for a 1,300-token reply.
 
+        `then` is called once the colours are on screen (or at once after the next frame when there is no code).
         Returns False, changing nothing, when what was streamed is not `markdown` (the caller renders in full).
         """
         if self.source != markdown:
@@ -184,17 +186,26 @@ class LiveMarkdown(Markdown):
         self.live = False
         fences = list(self.query(PlainFence))
         if fences:
-            self._colour(fences, self.app.native_ansi_color, self.app.current_theme.dark)
+            self._colour(fences, self.app.native_ansi_color, self.app.current_theme.dark, then)
+        elif then is not None:
+            self.call_after_refresh(then)
         return True
 
     @work(thread=True, group="colour", exclusive=True, exit_on_error=False)
-    def _colour(self, fences: list[PlainFence], ansi: bool, dark: bool) -> None:
+    def _colour(self, fences: list[PlainFence], ansi: bool, dark: bool, then: Callable[[], object] | None) -> None:
         """Colour the code blocks in a thread, then show them: the event loop stays free, so the reply's last
         frame (its text as streamed) is on screen at once and the colours follow when ready."""
-        coloured = [(fence, fence.coloured_code(ansi, dark)) for fence in fences]
-        self.app.call_from_thread(self._show_coloured, coloured, ansi, dark)
+        coloured: list[tuple[PlainFence, Content]] = []
+        try:
+            coloured = [(fence, fence.coloured_code(ansi, dark)) for fence in fences]
+        finally:  # (a highlighter that fails leaves the code plain, and the reply still settles)
+            self.app.call_from_thread(self._show_coloured, coloured, ansi, dark, then)
 
-    def _show_coloured(self, coloured: list[tuple[PlainFence, Content]], ansi: bool, dark: bool) -> None:
+    def _show_coloured(
+        self, coloured: list[tuple[PlainFence, Content]], ansi: bool, dark: bool, then: Callable[[], object] | None
+    ) -> None:
+        if then is not None:
+            self.call_after_refresh(then)  # after the frame that shows the colours
         if (ansi, dark) != (self.app.native_ansi_color, self.app.current_theme.dark):
             for fence, _content in coloured:  # the theme changed meanwhile: colour for the new one
                 if fence.is_attached:

@@ -261,7 +261,8 @@ class MessageView(Widget):
         self.set_class(status == "interrupted", "-interrupted")
         self.set_class(status == "incomplete", "-failed")
         self.set_class(bool(self._cut_short()), "-cut-short")
-        self.set_class(self.streaming, "-streaming")
+        # (no class marks a streaming view: a class change restyles every block of the message, which was most
+        # of the final render's cost)
 
     def _status_text(self) -> str:
         parts = []
@@ -365,9 +366,11 @@ class MessageView(Widget):
     async def finish(self, message: Message, index: int) -> None:
         """Bind the streamed view to the dialog's message and show its final render: the streamed blocks as
         they are, their code coloured in place when it is ready (in a thread), when they are the message's
-        text, else the message rendered in full."""
+        text, else the message rendered in full.
+
+        The room reserved under the streamed text and the "streaming…" line go only after the colours are
+        shown: giving the room back moves the whole pane (a full repaint), which held the colours back."""
         await self.stop_stream()
-        self.reserve_lines(None)
         self.streaming = False
         self.index = index
         self.message = message
@@ -375,9 +378,11 @@ class MessageView(Widget):
         markdowns = self.query(LiveMarkdown)
         if markdowns and (message.content or not message.tool_calls):
             markdown = markdowns.first()
-            markdown.settle_tail()
             text, hidden = self._shown(message.content)
-            if hidden or not markdown.colour_in_place(text):
+            if not hidden and markdown.live and text.startswith(markdown.source) and text != markdown.source:
+                await markdown.stream_append(text[len(markdown.source) :])  # text not flushed yet: no full render
+            if hidden or not markdown.colour_in_place(text, then=self._settle):
+                self._settle()
                 markdown.live = False
                 await markdown.update(text)
             await self.query(".calls, FoldNote").remove()
@@ -389,7 +394,17 @@ class MessageView(Widget):
             if widgets:
                 await main.mount_all(widgets, before=meta)
         else:
+            self.reserve_lines(None)
             await self.recompose_body()
+            self._refresh_meta()
+
+    def _settle(self) -> None:
+        """The streamed reply at rest: no room reserved for more text, the meta line without "streaming…"."""
+        if not self.is_attached or self.streaming:
+            return
+        for markdown in self.query(LiveMarkdown):
+            markdown.styles.min_height = None
+            markdown.settle_tail()
         self._refresh_meta()
 
     async def abandon(self) -> None:

@@ -154,3 +154,19 @@ async def test_the_final_render_shows_the_streamed_text_at_once_and_colours_it_a
             pilot, lambda: markdown.styles.min_height is None and label.styles.inline.min_height is None, seconds=30
         )
         assert "streaming" not in str(view.query_one(".status", Static).content)
+
+
+async def test_text_not_yet_flushed_when_the_message_arrives_is_appended_not_rendered_again() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        _messages, _run, view = await app.open()
+        await view.write(REPLY[:40])  # the message is added before the last frame flushed the rest
+        await pilot.pause()
+        first = view.query_one(LiveMarkdown).children[0]
+        await view.finish(Message(Role.ASSISTANT, REPLY), 0)
+        markdown = view.query_one(LiveMarkdown)
+        assert markdown.children[0] is first  # the streamed blocks kept: no full render on the event loop
+        assert markdown.source == REPLY
+        fence = view.query_one(PlainFence)
+        assert "return value + 1" in fence.code
+        assert await wait_until(pilot, lambda: fence.coloured, seconds=30)

@@ -3,7 +3,10 @@
 A widget whose content changes is redrawn whole, and a code block grows a line at a time, so while a reply
 streams its code block is redrawn once per frame. With syntax colours that is several escape sequences per
 token on every line (a 30-line block is ~18 KB per frame at 120 columns); without them it is a few bytes per
-line. The final full render (`update`, after the stream) highlights every block as usual.
+line. When the reply is complete its code blocks are coloured in place, the colours made in a thread (the
+highlighter of each language loaded in the background while its first block streams), so the last frame shows
+the text at once and the colours follow without moving anything. Each frame's text goes in through
+`stream_append`, which lays out at most once (see `stream_tail`).
 """
 
 from __future__ import annotations

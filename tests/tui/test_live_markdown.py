@@ -7,6 +7,8 @@ from textual.widgets import Label
 
 from visindigo.tui.widgets.live_markdown import LiveMarkdown, PlainFence
 
+from .helpers import wait_until
+
 REPLY = "Some text.\n\n```python\ndef f(value):\n    return value + 1\n```\n\nThe end.\n"
 
 
@@ -30,9 +32,9 @@ async def test_streamed_code_blocks_are_coloured_in_place_without_mounting_the_r
         fence = markdown.query_one(PlainFence)
         assert not _styled(fence)  # plain while streaming
         assert markdown.colour_in_place(REPLY)
-        await pilot.pause()
+        assert await wait_until(pilot, lambda: _styled(fence), seconds=30)  # (coloured in a thread)
         assert list(markdown.children) == blocks  # the same blocks: nothing was mounted again
-        assert _styled(fence) and not markdown.live
+        assert not markdown.live
         app.theme = "textual-light"  # a theme change recolours it, as for any code block
         await pilot.pause()
         assert _styled(fence)

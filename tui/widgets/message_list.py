@@ -286,10 +286,11 @@ class MessageList(WindowedViews, VerticalScroll):
         self._stream_round = round_number
         self._parts_shown = 0
 
-    async def flush(self, run: RunState) -> bool:
-        """Show the text that arrived since the last flush; False when there was none."""
+    async def flush(self, run: RunState, *, closing: bool = False) -> bool:
+        """Show the text that arrived since the last flush; False when there was none. `closing`: the stream
+        has just closed (the run no longer says it streams) and this is its last text, shown at once."""
         view = self._stream_view
-        if view is None or run.round != self._stream_round or not run.streaming:
+        if view is None or run.round != self._stream_round or not (run.streaming or closing):
             return False
         parts = run.text_parts
         if len(parts) <= self._parts_shown:

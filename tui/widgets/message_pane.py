@@ -216,7 +216,7 @@ class MessagePane(MessageList, can_focus=True):
                 await self.show_notice("\n".join(notes) or text, info=True)
             case news.StreamClosed(round=round_number):
                 if (run := self._run()) is not None:
-                    await self.flush(run)
+                    await self.flush(run, closing=True)  # the last frame: the text as streamed, at once
                 await self.stream_closed(round_number)
             case news.MessageAdded(index=index):
                 await self.message_added(index)

@@ -6,13 +6,13 @@ with the call's name, arguments, result, duration and error state. Everything sh
 `sanitize.clean`, and every piece of text goes in as `Content`, so model output can neither send escape
 sequences to the terminal nor be read as Textual markup.
 
-A streaming reply is a view without an index yet: text arrives through `write` (a `MarkdownStream` underneath),
-and `finish` binds it to the message the dialog appended and renders it once in full.
+A streaming reply is a view without an index yet: text arrives through `write`, once per frame (the pane's frame
+timer batches it, so Textual's `MarkdownStream` would add nothing but a task), and `finish` binds it to the
+message the dialog appended and shows its final render.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from textual.app import ComposeResult
@@ -23,7 +23,6 @@ from textual.events import Click
 from textual.message import Message as TextualMessage
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
 
 from visindigo.engine import Message, Role
 
@@ -184,7 +183,8 @@ class MessageView(Widget):
         self.streaming = streaming
         #: For a tool result: the id of the call (a block may exist before its message does).
         self.call_id = message.tool_call_id
-        self._stream: MarkdownStream | None = None
+        #: The Markdown the reply streams into, while it streams.
+        self._stream: LiveMarkdown | None = None
         self._cleaner: StreamCleaner | None = None
         self._alternatives: tuple[int, int] | None = None
         self._tool_state: dict[str, Any] = {}
@@ -261,7 +261,8 @@ class MessageView(Widget):
         self.set_class(status == "interrupted", "-interrupted")
         self.set_class(status == "incomplete", "-failed")
         self.set_class(bool(self._cut_short()), "-cut-short")
-        self.set_class(self.streaming, "-streaming")
+        # (no class marks a streaming view: a class change restyles every block of the message, which was most
+        # of the final render's cost)
 
     def _status_text(self) -> str:
         parts = []
@@ -316,11 +317,11 @@ class MessageView(Widget):
         its list goes away (a screen closing) just as a stream opens.
         """
         try:
-            markdown = self.query_one(Markdown)
+            body = self.query_one(LiveMarkdown)
         except NoMatches:
             return False
         self._cleaner = StreamCleaner()
-        self._stream = Markdown.get_stream(markdown)
+        self._stream = body
         return True
 
     async def write(self, fragment: str) -> None:
@@ -335,7 +336,8 @@ class MessageView(Widget):
         if shown < FOLD_LIMIT:  # past the fold only the count moves: a 5 MB reply never reaches the Markdown
             head = text[: FOLD_LIMIT - shown]
             self.message.content += head
-            await self._stream.write(head)
+            if head:
+                await self._stream.stream_append(head)
         if self._received > FOLD_LIMIT:
             hidden = self._received - len(self.message.content)
             notes = self.query(FoldNote)
@@ -347,7 +349,14 @@ class MessageView(Widget):
     def streamed_lines(self) -> tuple[int, int]:
         """(lines the streamed text takes, lines its Markdown widget occupies including reserved room)."""
         markdown = self.query_one(Markdown)
-        used = sum(block.outer_size.height for block in markdown.children)
+        blocks = list(markdown.children)
+        last = blocks[-1] if blocks else None
+        if last is not None and last.region and markdown.region:
+            # (from where the last block ends: the margins between blocks are lines too, and counting only
+            # the blocks' heights left the reserved room short, so the pane grew and scrolled every frame)
+            used = last.region.bottom + last.styles.margin.bottom - markdown.content_region.y
+        else:
+            used = sum(block.outer_size.height + block.styles.margin.height for block in blocks)
         return used, markdown.outer_size.height
 
     def reserve_lines(self, lines: int | None) -> None:
@@ -359,25 +368,18 @@ class MessageView(Widget):
         self.query_one(Markdown).styles.min_height = lines
 
     async def stop_stream(self) -> None:
-        """Stop the MarkdownStream (its last fragments are drawn; `finish` re-renders in full anyway)."""
-        stream, self._stream = self._stream, None
+        """Stop taking text (what was written is already drawn: each `write` appends it whole)."""
+        self._stream = None
         self._cleaner = None
-        if stream is None:
-            return
-        try:
-            await stream.stop()
-        except asyncio.CancelledError:
-            # MarkdownStream.stop awaits its cancelled task; when that task had not started yet, the
-            # CancelledError surfaces here. Swallow it unless it is this task that is being cancelled.
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise
 
     async def finish(self, message: Message, index: int) -> None:
-        """Bind the streamed view to the dialog's message and show its final render: the streamed blocks with
-        their code coloured in place when they are the message's text, else the message rendered in full."""
+        """Bind the streamed view to the dialog's message and show its final render: the streamed blocks as
+        they are, their code coloured in place when it is ready (in a thread), when they are the message's
+        text, else the message rendered in full.
+
+        The room reserved under the streamed text and the "streaming…" line go only after the colours are
+        shown: giving the room back moves the whole pane (a full repaint), which held the colours back."""
         await self.stop_stream()
-        self.reserve_lines(None)
         self.streaming = False
         self.index = index
         self.message = message
@@ -386,7 +388,10 @@ class MessageView(Widget):
         if markdowns and (message.content or not message.tool_calls):
             markdown = markdowns.first()
             text, hidden = self._shown(message.content)
-            if hidden or not markdown.colour_in_place(text):
+            if not hidden and markdown.live and text.startswith(markdown.source) and text != markdown.source:
+                await markdown.stream_append(text[len(markdown.source) :])  # text not flushed yet: no full render
+            if hidden or not markdown.colour_in_place(text, then=self._settle):
+                self._settle()
                 markdown.live = False
                 await markdown.update(text)
             await self.query(".calls, FoldNote").remove()
@@ -398,7 +403,17 @@ class MessageView(Widget):
             if widgets:
                 await main.mount_all(widgets, before=meta)
         else:
+            self.reserve_lines(None)
             await self.recompose_body()
+            self._refresh_meta()
+
+    def _settle(self) -> None:
+        """The streamed reply at rest: no room reserved for more text, the meta line without "streaming…"."""
+        if not self.is_attached or self.streaming:
+            return
+        for markdown in self.query(LiveMarkdown):
+            markdown.styles.min_height = None
+            markdown.settle_tail()
         self._refresh_meta()
 
     async def abandon(self) -> None:

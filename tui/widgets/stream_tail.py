@@ -1,0 +1,94 @@
+"""The growing end of a streaming reply, redrawn without a layout on most frames.
+
+Textual lays out the whole screen whenever one widget's size may have changed, and a Markdown block whose text
+changes asks for exactly that; every frame of a stream then re-arranged every block of the reply and repainted
+the pane (~80 % of the streaming CPU). Here the last block of a streaming reply has its height reserved in
+steps of `TAIL_STEP` lines: while the new text still fits the block's current box, the frame repaints the
+block alone (`refresh()` without `layout=True`), and only a frame whose text outgrows the box, or that starts a
+new block, lays out once (the reservation moves to the new last block, the settled block shrinks to its text).
+
+Only paragraphs and code blocks grow in place (they are most of what streams); any other block is replaced by
+its re-parsed self, as Textual does.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Label, Static
+from textual.widgets._markdown import MarkdownParagraph  # (not exported)
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence
+
+#: Lines reserved under the growing text of the last block, so the next few frames need no layout.
+TAIL_STEP = 8
+
+
+def grow_in_place(block: MarkdownBlock, new: MarkdownBlock) -> bool:
+    """Give the streaming reply's last `block` the text of its re-parsed `new` self without a layout when the
+    text still fits; False (nothing changed) for blocks that cannot grow in place."""
+    if type(block) is not type(new) or not block.is_mounted:
+        return False
+    if isinstance(block, MarkdownFence) and isinstance(new, MarkdownFence):
+        labels = block.query("#code-content")
+        if not labels:
+            return False
+        block._copy_context(new)
+        block._content = new._highlighted_code
+        label = labels.first(Label)
+        label.update(new._highlighted_code, layout=False)
+        reserve(label, new._highlighted_code, fixed_width=False)
+        return True
+    if isinstance(block, MarkdownParagraph):
+        block._copy_context(new)
+        block._content = new._content
+        block.update(new._content, layout=False)
+        reserve(block, new._content, fixed_width=True)
+        return True
+    return False
+
+
+def reserve(widget: Static, content: Content, *, fixed_width: bool) -> None:
+    """Lay out (once) only when `content` no longer fits `widget`'s box, reserving `TAIL_STEP` more lines.
+
+    A paragraph's width is the pane's (`fixed_width`), so only its height can outgrow the box; a code block's
+    text does not wrap, so a longer line widens it too.
+    """
+    size = widget.size
+    gutter = widget.styles.gutter
+    if not size:  # not laid out yet (just mounted): its first layout is on its way
+        return
+    inner = max(1, size.width - gutter.width)
+    if fixed_width:
+        needed = widget.get_content_height(size, widget.app.size, inner) + gutter.height
+    else:  # (a code block's label is at least as wide as the block: see LiveMarkdown's CSS)
+        lines = content.plain.split("\n")
+        if max(map(cell_len, lines)) > inner:
+            widget.refresh(layout=True)
+        needed = len(lines) + gutter.height
+    if needed > size.height:
+        widget.styles.min_height = needed + TAIL_STEP
+
+
+def settle(block: Widget) -> None:
+    """The block is no longer the growing end: its reserved room goes (it shrinks to its text)."""
+    target: Widget = block
+    if isinstance(block, MarkdownFence):
+        labels = block.query("#code-content")
+        if not labels:
+            return
+        target = labels.first()
+    if target.styles.inline.min_height is not None:
+        target.styles.min_height = None
+
+
+def without_pending_layout(block: MarkdownBlock) -> MarkdownBlock:
+    """A block about to be mounted, no longer asking for a layout of its own.
+
+    A parsed block sets its text before it is mounted, which marks it as needing a layout; the mount lays it
+    out anyway, and the mark then made it ask for a second layout of the screen right after the first.
+    """
+    block._layout_required = False
+    for child in block._blocks:
+        without_pending_layout(child)
+    return block

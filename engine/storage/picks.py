@@ -62,7 +62,7 @@ def _pick_from_row(row: tuple[object, ...]) -> Pick | None:
     row_id, question, winner_dialog, winner_provider, winner_model, losers_text, created, blind, tag = row
     try:
         losers_data = json.loads(str(losers_text))
-    except ValueError:
+    except (ValueError, RecursionError):  # a crafted row (deeply nested JSON) costs only itself
         return None
     if not isinstance(losers_data, list):
         return None

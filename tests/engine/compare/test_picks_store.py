@@ -130,3 +130,21 @@ def test_the_tag_is_the_question_template_else_the_dialogs_template_else_its_ski
     assert comparison_tag(dialog, 7) == "translate"  # the dialog's first template
     dialog.append_message(Message(Role.PROMPT, "x", name="\x1b]2;evil\x07bad\nname"))
     assert comparison_tag(dialog, 8) == "bad name"  # one clean line: a name from outside cannot act on a terminal
+
+
+def test_a_crafted_pick_row_costs_only_itself(tmp_path: Path) -> None:
+    """A losers field nested 100,000 deep (json.loads recurses) is skipped; the other picks still count."""
+    home = tmp_path / "home"
+    center = Center.open(home)
+    kept = center.record_pick(a_pick(100.0))
+    crafted = center.record_pick(a_pick(200.0))
+    center.close()
+    conn = sqlite3.connect(home / "data" / "dialogs.sqlite3")
+    conn.execute("UPDATE picks SET losers = ? WHERE id = ?", ("[" * 100_000 + "]" * 100_000, crafted.id))
+    conn.commit()
+    conn.close()
+    again = Center.open(home)
+    try:
+        assert again.picks() == [kept]
+    finally:
+        again.close()

@@ -8,14 +8,43 @@ Textual's bindings, the command palette and the help.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import compare_flow
 from . import compare_views as views
 from . import main_modals as modals
 
 if TYPE_CHECKING:
-    from .main import MainScreen
+    from textual.app import App
+    from textual.worker import Worker
+
+    from visindigo.engine import Center, Dialog, Message
+
+    from ..widgets.message_pane import MessagePane
+    from ..widgets.status_line import StatusLine
+    from ..workbench import Workbench
+
+
+class MainScreen(Protocol):
+    """What the launchers use of the main screen (named here, so this module does not import main.py)."""
+
+    @property
+    def app(self) -> App[Any]: ...
+    @property
+    def center(self) -> Center: ...
+    @property
+    def dialog(self) -> Dialog: ...
+
+    workbench: Workbench
+    services: modals.AppServices | None
+    pane: MessagePane
+    status_line: StatusLine
+
+    def _in_worker(self, flow: Coroutine[Any, Any, None], group: str = "modal") -> Worker[None]: ...
+    def _services(self) -> modals.AppServices: ...
+    async def insert_template(self, messages: list[Message], send: bool) -> None: ...
+    async def open_dialog_id(self, dialog_id: str, *, focus_index: int | None = None) -> None: ...
 
 
 class ModalLaunchers:

@@ -92,3 +92,20 @@ async def test_sending_from_the_top_of_a_long_dialog_shows_the_end_with_the_repl
         assert screen.dialog.message_count == 402
         assert _indexes(screen)[-1] == 401
         assert screen.pane.views[-1].message.content == "the new answer"
+
+
+async def test_opening_a_long_dialog_mounts_what_fills_the_pane_first_and_the_rest_after_the_paint() -> None:
+    center = make_center([])
+    dialog = seeded_dialog(center, [(f"question {n}", f"answer {n}") for n in range(1000)])
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen: Any = main_screen(app)
+        await screen.open_dialog(dialog)
+        first = _indexes(screen)
+        assert first[-1] == 1999 and len(first) < STEP // 2  # the first paint waits for a screenful only
+        await settle(pilot)
+        assert _indexes(screen) == list(range(2000 - STEP, 2000))  # then the rest of the window
+        screen.pane.focus()
+        await pilot.press("home")  # Home is staged as well: message 1 first, the rest below it after
+        await settle(pilot)
+        assert _indexes(screen) == list(range(STEP))

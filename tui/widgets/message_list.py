@@ -96,6 +96,9 @@ class MessageList(WindowedViews, VerticalScroll):
         self._alternatives: dict[int, tuple[int, int]] = {}
         self._cursor: MessageView | None = None
         self._loading = False
+        #: Views of the window still to mount after the first paint: (generation, indexes, above the others).
+        self._pending: tuple[int, list[int], bool] | None = None
+        self._generation = 0
         self._autoload_suspended = 0
         self._marker = EarlierMarker(Content(""))
         self._later = LaterMarker(Content(""))
@@ -171,7 +174,7 @@ class MessageList(WindowedViews, VerticalScroll):
         self._alternatives = dict(alternatives or {})
         self._cursor = None
         window = Window.at_end(dialog.message_count, around=focus_index)
-        await self._mount_window(window)
+        await self._mount_window(window, staged="end" if focus_index is None else None)
         with self.app.batch_update():
             if run is not None and run.running and window.reaches_end:
                 for call_id, (function_id, arguments) in run.running_tools.items():

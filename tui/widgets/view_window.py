@@ -20,8 +20,8 @@ STEP = 40
 LIMIT = 3 * STEP
 
 
-#: Rows a message view adds around its text: the header line, the margin below, the text's own padding.
-VIEW_ROWS = 3
+#: Rows a message view adds to its text: the margin below it (the role sits in the gutter, beside the text).
+VIEW_ROWS = 1
 
 
 def estimated_rows(text: str, width: int) -> int:

@@ -137,10 +137,8 @@ class WindowedViews:
             self._update_markers()
             await self.mount_all([self._marker, *(self._make_view(i) for i in now), self._later])
         if rest:
-            painted = asyncio.Event()
             self._pending = (self._generation, rest, staged == "end")
-            self.call_after_refresh(painted.set)
-            self.run_worker(self._mount_rest(painted), group="window-rest", exit_on_error=False)
+            self.run_worker(self._mount_rest(self._generation), group="window-rest", exit_on_error=False)
 
     def _first_paint_share(self, indexes: list[int], *, from_end: bool) -> int:
         """How many messages from one end of `indexes` fill the pane (estimated from their length), plus one."""
@@ -154,10 +152,23 @@ class WindowedViews:
                 return min(len(indexes), count + 1)
         return len(indexes)
 
-    async def _mount_rest(self, painted: asyncio.Event) -> None:
-        """After the first paint, the rest of the window (unless another window replaced it meanwhile)."""
+    async def _mount_rest(self, generation: int) -> None:
+        """After the first paint of the views mounted now (their Markdown laid out and drawn), the rest of the
+        window, unless another window replaced it meanwhile; mounting it sooner delays that paint."""
+        for _ in range(20):  # a few refreshes at most: a view that never lays out does not hold the rest back
+            await self._next_refresh()
+            if self._generation != generation:
+                return
+            if all(view.outer_size.height and view.children for view in self.views):
+                break
+        await self._next_refresh()
+        if self._generation == generation:
+            await self._complete_window()
+
+    async def _next_refresh(self) -> None:
+        painted = asyncio.Event()
+        self.call_after_refresh(painted.set)
         await painted.wait()
-        await self._complete_window()
 
     async def _complete_window(self) -> None:
         """Mount the views still pending from a staged `_mount_window`, now (before the window moves)."""

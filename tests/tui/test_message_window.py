@@ -153,3 +153,29 @@ async def test_scrolling_up_from_the_window_edge_keeps_the_reader_on_the_same_me
         await settle(pilot)
         assert first.parent is pane  # the message the reader saw is still there, at the top of the pane
         assert abs(first.region.y - pane.region.y) <= 2
+
+
+async def test_page_up_goes_on_past_the_window_into_the_earlier_messages() -> None:
+    center = make_center([])
+    dialog = seeded_dialog(center, [(f"question {n}", f"answer {n}") for n in range(1000)])
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen: Any = main_screen(app)
+        await screen.open_dialog(dialog)
+        await settle(pilot)
+        pane = screen.pane
+        pane.focus()
+
+        def top_index() -> int:
+            shown = [v.index for v in pane.views if v.index is not None and pane.region.overlaps(v.region)]
+            return shown[0] if shown else -1
+
+        for _ in range(12):  # 40 messages of 2 rows are 3 pages: this goes well past the window it opened with
+            await pilot.press("pageup")
+            await settle(pilot)
+        assert 0 <= top_index() < 2000 - STEP, top_index()
+        assert len(pane.views) <= LIMIT
+        for _ in range(12):
+            await pilot.press("pagedown")
+            await settle(pilot)
+        assert top_index() > 2000 - STEP - 20

@@ -23,6 +23,7 @@ from textual.widgets import Static
 
 from visindigo.engine import Dialog, Message, Role
 
+from .. import textual_fixes
 from ..sanitize import clean
 from ..workbench import RunState
 from .message_window import BATCH, EarlierMarker, LaterMarker, WindowedViews, over_cap_run_continues
@@ -30,6 +31,8 @@ from .view_window import Window
 
 if TYPE_CHECKING:
     from .message_view import MessageView
+
+textual_fixes.apply()  # removed views must free their render caches (see the module)
 
 __all__ = ["BATCH", "EarlierMarker", "LaterMarker", "MessageList", "Notice"]
 
@@ -93,6 +96,12 @@ class MessageList(WindowedViews, VerticalScroll):
         self._alternatives: dict[int, tuple[int, int]] = {}
         self._cursor: MessageView | None = None
         self._loading = False
+        #: Views of the window still to mount after the first paint: (generation, indexes, above the others).
+        self._pending: tuple[int, list[int], bool] | None = None
+        self._generation = 0
+        #: Rows of each message at `_rows_width` (measured, or estimated) for the space of those outside the window.
+        self._rows: dict[int, int] = {}
+        self._rows_width = 0
         self._autoload_suspended = 0
         self._marker = EarlierMarker(Content(""))
         self._later = LaterMarker(Content(""))
@@ -168,7 +177,7 @@ class MessageList(WindowedViews, VerticalScroll):
         self._alternatives = dict(alternatives or {})
         self._cursor = None
         window = Window.at_end(dialog.message_count, around=focus_index)
-        await self._mount_window(window)
+        await self._mount_window(window, staged="end" if focus_index is None else None)
         with self.app.batch_update():
             if run is not None and run.running and window.reaches_end:
                 for call_id, (function_id, arguments) in run.running_tools.items():
@@ -207,9 +216,16 @@ class MessageList(WindowedViews, VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         if self._autoload_suspended or self._loading:
             return
-        if self._window.start > 0 and new_value <= LOAD_MARGIN < old_value:
+        target = self._jump_target(new_value)
+        if target is not None:
+            self.run_worker(self.jump_to(target), group="jump", exclusive=True, exit_on_error=False)
+            return
+        top = self._marker.outer_size.height if self._window.start > 0 else 0
+        if self._window.start > 0 and new_value <= top + LOAD_MARGIN < old_value:
             self.run_worker(self.load_earlier(), group="load-earlier", exclusive=True, exit_on_error=False)
         bottom = self.max_scroll_y - LOAD_MARGIN
+        if not self._window.reaches_end and self._later.display:
+            bottom = self._later.virtual_region.y - self.size.height - LOAD_MARGIN
         if not self._window.reaches_end and new_value >= bottom > old_value:
             self.run_worker(self.load_later(), group="load-later", exclusive=True, exit_on_error=False)
 
@@ -235,7 +251,7 @@ class MessageList(WindowedViews, VerticalScroll):
         following = self.is_anchored and not self._anchor_released
         self._window = self._window.grown(self.dialog.message_count, trim=following)
         if index >= self._window.end:  # the window is away from the end: the marker below counts it
-            self._later.set_count(self._window.later)
+            self._update_markers()
             return
         message = self.dialog.message_at(index)
         if over_cap_run_continues(self.dialog, index):  # one block stands for all the calls over the cap

@@ -20,6 +20,17 @@ STEP = 40
 LIMIT = 3 * STEP
 
 
+#: Rows a message view adds to its text: the margin below it (the role sits in the gutter, beside the text).
+VIEW_ROWS = 1
+
+
+def estimated_rows(text: str, width: int) -> int:
+    """Rows a message of `text` takes in a pane `width` columns wide, before it is rendered: each line wrapped
+    at the text's width (the pane less the gutter and padding), plus the view's own rows."""
+    columns = max(10, width - 8)
+    return VIEW_ROWS + sum(1 + len(line) // columns for line in text.split("\n"))
+
+
 @dataclass(frozen=True)
 class Window:
     """Messages `start` ≤ i < `end` of a dialog of `count` messages have views."""

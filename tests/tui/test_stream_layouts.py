@@ -170,3 +170,22 @@ async def test_text_not_yet_flushed_when_the_message_arrives_is_appended_not_ren
         fence = view.query_one(PlainFence)
         assert "return value + 1" in fence.code
         assert await wait_until(pilot, lambda: fence.coloured, seconds=30)
+
+
+async def test_a_finished_reply_leaves_no_blank_line_under_its_last_block() -> None:
+    """The final render keeps the streamed blocks, so it must also drop the last one's bottom margin (a full
+    render did that on its contents event): else every streamed reply ends with a blank line (the demo showed one
+    between an answer and its tool call)."""
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        _messages, _run, view = await app.open()
+        text = "Let me check the weather in **Osaka** first."
+        await view.write(text)
+        await pilot.pause()
+        await view.finish(Message(Role.ASSISTANT, text), 0)
+        markdown = view.query_one(LiveMarkdown)
+        assert await wait_until(pilot, lambda: markdown.styles.min_height is None, seconds=30)
+        await pilot.pause()
+        [paragraph] = markdown.children
+        assert paragraph.styles.margin.bottom == 0
+        assert markdown.outer_size.height == 1

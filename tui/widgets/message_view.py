@@ -414,6 +414,7 @@ class MessageView(Widget):
         for markdown in self.query(LiveMarkdown):
             markdown.styles.min_height = None
             markdown.settle_tail()
+            _trim_outer_margins(markdown, last=True)  # (a streamed reply's final render posts no new contents)
         self._refresh_meta()
 
     async def abandon(self) -> None:
@@ -469,14 +470,7 @@ class MessageView(Widget):
         every block of the message each time one is mounted, which is most of the cost of a stream.
         """
         event.stop()
-        blocks = event.markdown.children
-        if blocks:
-            _top, right, bottom, left = blocks[0].styles.margin  # (textual-speedups' Spacing cannot be sliced)
-            blocks[0].styles.margin = (0, right, bottom, left)
-            if not self.streaming:
-                last = blocks[-1]
-                top, right, _bottom, left = last.styles.margin
-                last.styles.margin = (top, right, 0, left)
+        _trim_outer_margins(event.markdown, last=not self.streaming)
 
     async def toggle_fold(self) -> bool:
         """Show all of a folded message, or fold it again; False when it is not long enough to fold."""
@@ -504,3 +498,14 @@ class MessageView(Widget):
         select = getattr(pane, "select_view", None)
         if callable(select):
             select(self)
+
+
+def _trim_outer_margins(markdown: Markdown, *, last: bool) -> None:
+    """No margin above the first block of a message, and (`last`) none under its last one."""
+    blocks = markdown.children
+    if blocks:
+        _top, right, bottom, left = blocks[0].styles.margin  # (textual-speedups' Spacing cannot be sliced)
+        blocks[0].styles.margin = (0, right, bottom, left)
+        if last:
+            top, right, _bottom, left = blocks[-1].styles.margin
+            blocks[-1].styles.margin = (top, right, 0, left)

@@ -19,6 +19,7 @@ from textual.widgets._footer import FooterKey
 
 from visindigo.tui import textual_fixes
 from visindigo.tui.widgets.message_view import MessageView
+from visindigo.tui.widgets.view_window import FOLLOW_KEEP
 
 from .helpers import answer, main_screen, make_app, settle, type_text
 
@@ -78,10 +79,10 @@ async def test_reply_after_reply_keeps_live_views_and_caches_bounded() -> None:
             await type_text(pilot, f"q{n}")
             await pilot.press("enter")
             await settle(pilot)
-            if n >= 21:  # the window (40 messages, 20 replies) is full: from here on each reply replaces one
+            if n >= 21:  # the window kept while following is full: from here on each reply replaces the oldest
                 views.append(_alive(MessageView))
                 caches.append(_alive(StylesCache))
-        assert len(screen.pane.views) == 40
+        assert len(screen.pane.views) == FOLLOW_KEEP
         assert max(views) - min(views) <= 1, views  # the views removed from the window are freed
         # flat (a removed view's widgets kept their caches: +4 or more per reply, 38 over these 8 before the fix)
         assert caches[-1] - caches[0] <= 3, caches

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from visindigo.tui.widgets.message_list import LaterMarker
-from visindigo.tui.widgets.view_window import LIMIT, STEP
+from visindigo.tui.widgets.view_window import FOLLOW_KEEP, LIMIT, STEP
 
 from .helpers import answer, main_screen, make_app, make_center, seeded_dialog, settle, type_text, wait_until
 
@@ -65,7 +65,7 @@ async def test_moving_through_a_long_dialog_keeps_at_most_the_limit_of_views() -
         assert len(screen.pane.views) <= LIMIT and _indexes(screen)[-1] == LIMIT + STEP - 1
 
 
-async def test_replies_in_one_dialog_keep_the_window_at_one_step_while_following() -> None:
+async def test_replies_in_one_dialog_keep_a_bounded_window_while_following() -> None:
     app = make_app([answer(f"answer {n}") for n in range(22)])
     async with app.run_test(size=(100, 30)) as pilot:
         screen = main_screen(app)
@@ -74,7 +74,7 @@ async def test_replies_in_one_dialog_keep_the_window_at_one_step_while_following
             await pilot.press("enter")
             await settle(pilot)
         assert screen.dialog.message_count == 44
-        assert _indexes(screen) == list(range(44 - STEP, 44))  # the oldest views were removed
+        assert _indexes(screen) == list(range(44 - FOLLOW_KEEP, 44))  # the oldest views were removed
         assert screen.pane.views[-1].message.content == "answer 21"
 
 

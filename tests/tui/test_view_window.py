@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from visindigo.tui.widgets.view_window import LIMIT, STEP, Window
+from visindigo.tui.widgets.view_window import FOLLOW_KEEP, LIMIT, STEP, Window
 
 
 def test_a_long_dialog_opens_on_its_last_messages_and_home_goes_to_the_first_at_once() -> None:
@@ -37,7 +37,7 @@ def test_new_messages_join_a_window_at_the_end_and_the_oldest_leave_only_while_f
     window = Window.at_end(10)
     for count in range(11, 400):
         window = window.grown(count, trim=True)
-    assert window.reaches_end and window.end - window.start == STEP
+    assert window.reaches_end and window.end - window.start == FOLLOW_KEEP
     kept = window.grown(500, trim=False)  # the reader scrolled up: nothing above them is removed
     assert (kept.start, kept.end) == (window.start, 500)
     middle = Window.at_start(2000)

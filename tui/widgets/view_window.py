@@ -16,6 +16,9 @@ from dataclasses import dataclass
 
 #: Messages given views when a dialog opens, and per step when the window moves.
 STEP = 40
+#: Messages kept while the list follows new replies: replies are long (a 500-token answer is ~60 rows), so 20
+#: messages are several screenfuls; the views above them go and scrolling up brings them back.
+FOLLOW_KEEP = STEP // 2
 #: The most messages with views at once: three steps, so a step never removes what is on screen.
 LIMIT = 3 * STEP
 
@@ -67,11 +70,11 @@ class Window:
 
     def grown(self, count: int, *, trim: bool) -> Window:
         """The dialog has `count` messages now: a window that reached the end takes the new ones in, and with
-        `trim` (the list follows the bottom, so nothing above moves under the reader) keeps only the last `STEP`:
-        a long reply after reply in one dialog then holds as many views as a dialog just opened."""
+        `trim` (the list follows the bottom, so nothing above moves under the reader) keeps only the last
+        `FOLLOW_KEEP`: reply after reply in one dialog then holds a bounded number of views."""
         if not self.reaches_end:
             return Window(min(self.start, count), min(self.end, count), count)
-        start = max(self.start, count - STEP) if trim else self.start
+        start = max(self.start, count - FOLLOW_KEEP) if trim else self.start
         return Window(start, count, count)
 
     def step_back(self, step: int = STEP) -> Window:

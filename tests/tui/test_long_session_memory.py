@@ -48,8 +48,11 @@ async def test_removed_widgets_free_their_render_caches() -> None:
             await cards.mount_all(Label(f"card {round_number}.{n}", classes="card") for n in range(40))
             await pilot.pause()
             counts.append(_alive(StylesCache))
-        # 40 labels live at a time: a pinned cache per removed label would add 40 per round
-        assert counts[-1] - counts[2] < 10, counts
+        # 40 labels live at a time: a pinned cache per removed label would add 40 per round (up to 1,024 labels).
+        # The last few rounds' caches may still be referenced for a frame or two (a layout skipped for widgets
+        # that cannot scroll, see layout_once, leaves the last arrangement in place a little longer): what must
+        # not happen is growth once that has settled.
+        assert counts[-1] - counts[5] < 10, counts
 
 
 async def test_footer_rebuilds_do_not_keep_their_removed_keys() -> None:
@@ -62,7 +65,7 @@ async def test_footer_rebuilds_do_not_keep_their_removed_keys() -> None:
             await pilot.pause()
             await pilot.pause()
             counts.append(_alive(FooterKey))
-        assert counts[-1] == counts[1], counts
+        assert counts[-1] == counts[4], counts  # (settled after a few rebuilds; a leak adds a round's keys each time)
 
 
 def _markdown_answer(n: int) -> str:

@@ -30,6 +30,8 @@ REPLY_MODULES = (
     "textual.widgets._markdown",
     "textual.highlight",
     "pygments.lexers.python",
+    # the view a reply streams into (its Markdown, the growing tail, tool blocks): ~20 ms
+    "visindigo.tui.widgets.message_view",
 )
 
 #: The adapter module of each provider kind.
@@ -58,6 +60,13 @@ def warm_up(kinds: Iterable[str] = ("openai",)) -> list[str]:
             log.debug("warm-up: %s did not load", name, exc_info=True)
             continue
         loaded.append(name)
+    try:  # Rich's table of character widths, read on the first text wider than ASCII (the first reply's, often)
+        from rich._unicode_data import load as load_cell_table
+
+        load_cell_table()
+        loaded.append("rich._unicode_data")
+    except Exception:
+        log.debug("warm-up: the cell width table did not load", exc_info=True)
     try:
         from visindigo.engine.providers._httpx import shared_ssl_context
 

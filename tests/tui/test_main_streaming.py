@@ -149,7 +149,7 @@ async def test_a_second_send_while_answering_is_refused_not_queued() -> None:
 async def test_long_dialogs_mount_the_end_and_load_earlier_messages_on_demand() -> None:
     from visindigo.tui.widgets.message_pane import BATCH
 
-    from .helpers import make_center, seeded_dialog
+    from .helpers import make_center, seeded_dialog, wait_until
 
     center = make_center([])
     dialog = seeded_dialog(center, [(f"question {n}", f"answer {n}") for n in range(150)])
@@ -157,13 +157,12 @@ async def test_long_dialogs_mount_the_end_and_load_earlier_messages_on_demand() 
     async with app.run_test(size=(100, 30)) as pilot:
         screen = main_screen(app)
         await screen.open_dialog(dialog)
-        await pilot.pause()
-        assert len(screen.pane.views) == BATCH
+        # the views that fill the pane first, the rest of the window once they are drawn (a frame or two later)
+        assert await wait_until(pilot, lambda: len(screen.pane.views) == BATCH)
         assert screen.pane.first_mounted == 300 - BATCH
         screen.pane.focus()
         await pilot.press("home")  # the first message at once (issue 14: it used to load one batch per press)
-        await pilot.pause()
-        assert len(screen.pane.views) == BATCH
+        assert await wait_until(pilot, lambda: len(screen.pane.views) == BATCH)
         assert screen.pane.cursor is not None and screen.pane.cursor.index == 0
         await screen.open_dialog(dialog, focus_index=5)
         await pilot.pause()

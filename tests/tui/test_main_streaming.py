@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.widgets import Markdown
 
 from visindigo.engine import Role
@@ -53,6 +55,33 @@ async def test_a_reply_streams_into_the_pane_and_is_rendered_once_in_full() -> N
         assert dialog.title == "hi there"
         assert screen.sidebar.dialog_tree.node_for(dialog.id) is not None
         assert screen.composer.text == ""
+
+
+async def test_the_first_words_of_a_burst_are_drawn_at_once_not_a_frame_period_later() -> None:
+    """At 0.5 frames/s a frame comes every 2 s; the first words of each burst of text are drawn when they arrive
+    (a paused Textual interval ticks a whole period after it is resumed: the first reply waited for it)."""
+    turn = [TextPart("First words"), Pause(6.0), TextPart(" and the rest."), FinishPart("stop")]
+    app = make_app([turn], stream_fps=0.5)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(app)
+        await type_text(pilot, "hello")
+        await pilot.press("enter")
+        loop = asyncio.get_running_loop()
+        sent = loop.time()
+
+        def shown() -> bool:
+            stream = screen.pane.streaming_view
+            return stream is not None and "First words" in stream.query_one(Markdown).source
+
+        for _ in range(80):
+            if shown():
+                break
+            await pilot.pause(0.025)
+        waited = loop.time() - sent
+        assert shown()
+        assert waited < 1.5, f"the first words took {waited:.2f} s (a frame period is 2 s)"
+        await settle(pilot)
+        assert screen.dialog.message_at(1).content == "First words and the rest."
 
 
 async def test_newline_keys_do_not_send_and_enter_does() -> None:

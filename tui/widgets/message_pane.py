@@ -147,6 +147,8 @@ class MessagePane(MessageList, can_focus=True):
         self.fps = max(0.5, min(60.0, fps))
         self._initial = dialog
         self._frame: Timer | None = None
+        #: Whether frames are being drawn (the timer running); the first frame of a burst is drawn at once.
+        self._frames_on = False
         self._unsubscribe = lambda: None
         #: Views change in one task at a time: the pane's own (news, frames) or its screen's (`show`).
         self._changing = asyncio.Lock()
@@ -165,8 +167,18 @@ class MessagePane(MessageList, can_focus=True):
         return self.workbench.runs.get(self.dialog.id) if self.dialog is not None else None
 
     def _resume_frames(self) -> None:
+        """Start drawing frames, the first one now: a paused Textual interval ticks a whole period after it is
+        resumed (250 ms at 4 frames/s, the first reply after start-up waited that long for its first words)."""
+        if self._frame is None or self._frames_on:
+            return
+        self._frames_on = True
+        self._frame.resume()
+        self.call_later(self._on_frame)
+
+    def _pause_frames(self) -> None:
+        self._frames_on = False
         if self._frame is not None:
-            self._frame.resume()
+            self._frame.pause()
 
     async def show(self, dialog: Dialog, *, focus_index: int | None = None) -> None:
         """Bind the pane to `dialog`: its messages, ◀ n/m ▶ where it parts from its family, its live run."""
@@ -255,8 +267,7 @@ class MessagePane(MessageList, can_focus=True):
         """Draw what streamed in since the last frame (the only place streamed text reaches the screen)."""
         run = self._run()
         if run is None:
-            if self._frame is not None:
-                self._frame.pause()
+            self._pause_frames()
             return
         async with self._changing:
             run.notified = False
@@ -267,8 +278,8 @@ class MessagePane(MessageList, can_focus=True):
             changed = True
         if changed and self.dialog is not None:
             self.post_message(self.Frame(self, self.dialog, run))
-        elif self._frame is not None:
-            self._frame.pause()
+        else:
+            self._pause_frames()
 
     # --- the cursor and the keys -------------------------------------------------------------------------------
 

@@ -91,6 +91,11 @@ class ReasoningDrawer(Vertical):
         yield self._title
         yield self._scroll
 
+    def on_mount(self) -> None:
+        # The text may be laid out after the refresh `_render_text` waited for (a loaded machine, a frame drawn
+        # at once): its new height is the moment to anchor, whenever it comes.
+        self.watch(self._scroll, "virtual_size", lambda _size: self.call_later(self._follow_stream), init=False)
+
     @property
     def title(self) -> str:
         """The drawer's title line as shown ("reasoning · message 4", "reasoning · live")."""
@@ -265,5 +270,6 @@ class ReasoningDrawer(Vertical):
         """
         if self.source != "stream" or self._scroll.is_anchored:
             return
-        if self._text.outer_size.height > self._scroll.scrollable_content_region.height:
+        view = self._scroll.scrollable_content_region.height
+        if max(self._text.outer_size.height, self._scroll.virtual_size.height) > view:
             self._scroll.anchor()

@@ -94,12 +94,15 @@ def test_list_and_export_create_nothing_where_there_is_no_store(tmp_path: Path) 
     listed = cli("list", "--data-dir", str(data))
     assert (listed.returncode, listed.stdout, listed.stderr) == (0, "", "No dialogs yet.\n")
     exported = cli("export", "abc", "--data-dir", str(data))
-    assert (exported.returncode, exported.stdout, exported.stderr) == (0, "", "No dialogs yet.\n")
+    no_dialog = "visindigo: no dialog has an id beginning with 'abc' (there are no dialogs yet)\n"
+    assert (exported.returncode, exported.stdout, exported.stderr) == (1, "", no_dialog)
     assert not data.exists()
     home = tmp_path / "fresh-home"  # a first run: VISINDIGO_HOME names a folder that is not there yet
-    for argv in (["list"], ["export", "abc"], ["export", "abc", "--format", "markdown", "-o", str(tmp_path / "x.md")]):
+    result = cli("list", env_home=home)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "No dialogs yet.\n")
+    for argv in (["export", "abc"], ["export", "abc", "--format", "markdown", "-o", str(tmp_path / "x.md")]):
         result = cli(*argv, env_home=home)
-        assert (result.returncode, result.stdout, result.stderr) == (0, "", "No dialogs yet.\n"), argv
+        assert (result.returncode, result.stdout, result.stderr) == (1, "", no_dialog), argv
     assert not home.exists() and not (tmp_path / "x.md").exists()
 
 

@@ -22,6 +22,7 @@ from textual.screen import Screen
 
 from visindigo.engine import Center, Dialog
 
+from . import layout_once, textual_fixes
 from .commands import MainCommands
 from .crash import CrashLogging
 from .output_stage import StagedDisplay
@@ -107,6 +108,10 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
 
     def __init__(self, center: Center, options: AppOptions | None = None) -> None:
         super().__init__()
+        # What the app changes in Textual (both idempotent): one layout per change, and removed widgets'
+        # render caches freed (see each module).
+        layout_once.install()
+        textual_fixes.apply()
         self.center = center
         self.options = options or AppOptions()
         self._library: TemplateLibrary | None = None

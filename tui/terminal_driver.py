@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import select
 import selectors
 import signal
 import threading
@@ -42,21 +43,31 @@ SAVE_DEADLINE = 3.0
 
 class GuardedOutput:
     """The terminal's output file, whose writes never fail: once one does, the terminal is gone and the rest is
-    dropped (the caller is told once)."""
+    dropped (the caller is told once). A terminal that someone else set non-blocking may also be full for a
+    while: what did not fit is lost then, so the terminal no longer shows what the app last sent, and `dropped`
+    is told (once until a write goes through again) so that the app's next frame rewrites every cell."""
 
-    def __init__(self, file: IO[str], lost: Callable[[], None]) -> None:
+    #: How long a write that found the terminal full waits for it to drain before the app is told.
+    DRAIN_WAIT = 0.25
+
+    def __init__(self, file: IO[str], lost: Callable[[], None], dropped: Callable[[], None] = lambda: None) -> None:
         self._file = file
         self._lost = lost
+        self._dropped = dropped
+        self._dropping = False
         self.gone = False
 
     def write(self, text: str) -> int:
         if not self.gone:
             try:
-                return self._file.write(text)
-            except BlockingIOError:  # a terminal set non-blocking by someone else, and full: not gone
-                pass
+                written = self._file.write(text)
+            except BlockingIOError:  # full, not gone (some of `text` may be out, some in the buffer)
+                self._drop()
             except (OSError, ValueError):
                 self._lose()
+            else:
+                self._dropping = False
+                return written
         return len(text)
 
     def flush(self) -> None:
@@ -64,9 +75,17 @@ class GuardedOutput:
             try:
                 self._file.flush()
             except BlockingIOError:
-                pass
+                self._drop()
             except (OSError, ValueError):
                 self._lose()
+
+    def _drop(self) -> None:
+        if self._dropping:
+            return
+        self._dropping = True
+        with contextlib.suppress(OSError, ValueError):
+            select.select([], [self._file.fileno()], [], self.DRAIN_WAIT)
+        self._dropped()
 
     def fileno(self) -> int:
         return self._file.fileno()
@@ -85,7 +104,18 @@ class SturdyLinuxDriver(LinuxDriver):
     def __init__(self, app: App[Any], **options: Any) -> None:
         super().__init__(app, **options)
         self._told = threading.Event()
-        self._file = GuardedOutput(self._file, self._terminal_lost)  # type: ignore[assignment,arg-type]
+        self._file = GuardedOutput(self._file, self._terminal_lost, self._output_dropped)  # type: ignore[assignment,arg-type]
+
+    def _output_dropped(self) -> None:
+        """From the output thread: part of a frame was lost to a full terminal; the next frame repaints it all."""
+        def repaint() -> None:
+            repaint_terminal = getattr(self._app, "repaint_terminal", None)
+            if callable(repaint_terminal):
+                repaint_terminal()
+            self._app.refresh()  # (a frame of every cell, now that the output stage forgot what was sent)
+
+        with contextlib.suppress(RuntimeError):  # the loop is closed already: the app has left
+            self._loop.call_soon_threadsafe(repaint)
 
     def _terminal_lost(self) -> None:
         """From any thread, once: the app leaves (on its own thread)."""

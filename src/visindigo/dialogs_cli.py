@@ -81,8 +81,14 @@ def run(args: argparse.Namespace) -> int:
             return _import(args)
         with read_store(args) as center:
             return _list(center) if args.command == "list" else _export(center, args)
-    except NoStore:  # nothing to list or export is not a failure: a script exporting everything goes on
-        print("No dialogs yet.", file=sys.stderr)
+    except NoStore:
+        if args.command == "export":  # a dialog was named, and there is none: as for an id nothing begins with
+            from visindigo.engine.sanitize import clean_line
+
+            name = clean_line(args.dialog.strip(), 40)
+            print(f"visindigo: no dialog has an id beginning with {name!r} (there are no dialogs yet)", file=sys.stderr)
+            return 1
+        print("No dialogs yet.", file=sys.stderr)  # an empty list is not a failure
         return 0
     except (CommandError, StoreError) as error:
         print(f"visindigo: {error}", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -228,3 +229,25 @@ def test_bad_input_is_one_clear_line_not_a_traceback(capsys: pytest.CaptureFixtu
         lock.release()
     error = capsys.readouterr().err
     assert error.startswith("visindigo: ") and "Traceback" not in error
+
+
+def test_the_app_installs_its_textual_patches_when_it_is_made_not_when_a_module_is_imported() -> None:
+    """Importing a widget module changes nothing in Textual; making the app installs both patches."""
+    script = textwrap.dedent(
+        """
+        from textual._styles_cache import StylesCache
+        from textual.widget import Widget
+        textual_size_updated, textual_inner_outer = Widget._size_updated, StylesCache.get_inner_outer
+        import visindigo.tui.widgets.live_markdown, visindigo.tui.widgets.message_list
+        assert Widget._size_updated is textual_size_updated
+        assert StylesCache.get_inner_outer is textual_inner_outer
+        from visindigo.engine import Center
+        from visindigo.tui.app import VisindigoApp
+        VisindigoApp(Center())
+        assert Widget._size_updated is not textual_size_updated
+        assert StylesCache.get_inner_outer is not textual_inner_outer
+        print("ok")
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout.strip()) == (0, "ok"), result.stderr[-2000:]

@@ -4,6 +4,9 @@ colours its code afterwards, off the event loop."""
 
 from __future__ import annotations
 
+import difflib
+import html
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -126,6 +129,66 @@ async def test_a_growing_code_block_is_repainted_in_its_room_without_layouts(lay
         assert sum(abs(n) for n in per_line) <= 24 // TAIL_STEP + 4, str(per_line)
         label = view.query_one(PlainFence).query_one("#code-content", Label)
         assert "value_23 = 23" in label.content.plain
+
+
+GROWING = [
+    "Code:\n\n```python\n",
+    *(f"value_{line} = {line}\n" for line in range(14)),
+    "value_14 = 1",
+    "4 + 1\n",
+    "long_line = '" + "x" * 120 + "'\n```\n\n",  # (wider than the pane: the block is laid out again)
+    "A paragraph long enough to wrap over several lines of the pane, growing a ",
+    "few words at a time, with *emphasis* and a **bold run that goes on over ",
+    "the end of the frame and closes** later, and a word split in ha",
+    "lf by a frame, and ",
+    "日本語のテキストも",
+    "折り返されて、幅の広い文字が行末に来る ",
+    *(_words(frame, 7) for frame in range(12)),
+    "`code that clo",
+    "ses` and the end.",
+]
+
+
+def _screen(app: App[None]) -> str:
+    return app.export_screenshot()
+
+
+def _text_lines(svg: str) -> list[str]:
+    """The text of a screenshot's lines (to say what differs)."""
+    return [html.unescape(re.sub(r"<[^>]+>", "", line)) for line in re.findall(r"<text[^>]*>(.*?)</text>", svg)]
+
+
+async def test_a_growing_block_repaints_only_its_new_lines_and_shows_what_a_full_repaint_shows(
+    layouts: list[int],
+) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        stream = await app.open()
+        messages, run, view = stream
+        code_repaints: list[int] = []
+        for piece in GROWING:
+            run.text_parts.append(piece)
+            await messages.flush(run)
+            labels = view.query("#code-content")
+            if labels and piece.startswith("value_") and labels.first().size:
+                code_repaints.append(sum(region.height for region in labels.first()._repaint_regions))
+            for _ in range(3):
+                await pilot.pause()
+                app.screen._on_timer_update()
+            drawn = _screen(app)
+            for widget in view.query("*"):  # a full repaint of every block: what the screen must show
+                widget.refresh()
+            await pilot.pause()
+            app.screen._on_timer_update()
+            full = _screen(app)
+            assert full == drawn, f"after {piece!r} the screen showed stale lines:\n" + "\n".join(
+                difflib.unified_diff(_text_lines(drawn), _text_lines(full), lineterm="", n=1)
+            )
+        markdown = view.query_one(LiveMarkdown)
+        assert markdown.source.endswith("the end.")
+    # a frame that adds a line to a code block repaints that line (and the one before), not the whole block
+    # (the first lines fill the block's first box; each time the code outgrows its room it is laid out whole)
+    assert len(code_repaints) == 15 and sorted(code_repaints)[10] <= 3, code_repaints
 
 
 REPLY = "Some text.\n\n```python\ndef f(value):\n    return value + 1\n```\n"

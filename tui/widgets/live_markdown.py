@@ -22,10 +22,7 @@ from textual.widgets import Label, Markdown
 from textual.widgets._markdown import MarkdownHeader  # (not exported; the class Textual's own append checks)
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
-from .. import layout_once
 from .stream_tail import grow_in_place, settle, without_pending_layout
-
-layout_once.install()  # (streaming is where the extra layouts cost most; see layout_once)
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

@@ -23,7 +23,6 @@ from textual.widgets import Static
 
 from visindigo.engine import Dialog, Message, Role
 
-from .. import textual_fixes
 from ..sanitize import clean
 from ..workbench import RunState
 from .message_window import BATCH, EarlierMarker, LaterMarker, WindowedViews, over_cap_run_continues
@@ -31,8 +30,6 @@ from .view_window import Window
 
 if TYPE_CHECKING:
     from .message_view import MessageView
-
-textual_fixes.apply()  # removed views must free their render caches (see the module)
 
 __all__ = ["BATCH", "EarlierMarker", "LaterMarker", "MessageList", "Notice"]
 

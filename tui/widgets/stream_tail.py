@@ -8,13 +8,18 @@ block alone (`refresh()` without `layout=True`), and only a frame whose text out
 new block, lays out once (the reservation moves to the new last block, the settled block shrinks to its text).
 
 Only paragraphs and code blocks grow in place (they are most of what streams); any other block is replaced by
-its re-parsed self, as Textual does.
+its re-parsed self, as Textual does. A block that grows in place repaints only from the line where its old text
+ended (`repaint_from`): a 30-line code block redrew all its lines, and the reserved blank ones, on every frame.
 """
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from rich.cells import cell_len
 from textual.content import Content
+from textual.geometry import Region
+from textual.visual import visualize
 from textual.widget import Widget
 from textual.widgets import Label, Static
 from textual.widgets._markdown import MarkdownParagraph  # (not exported)
@@ -34,22 +39,58 @@ def grow_in_place(block: MarkdownBlock, new: MarkdownBlock) -> bool:
         if not labels:
             return False
         block._copy_context(new)
+        old = block._content
         block._content = new._highlighted_code
-        label = labels.first(Label)
-        label.update(new._highlighted_code, layout=False)
-        reserve(label, new._highlighted_code, fixed_width=False)
+        show_grown(labels.first(Label), old, new._highlighted_code, fixed_width=False)
         return True
     if isinstance(block, MarkdownParagraph):
         block._copy_context(new)
+        old = block._content
         block._content = new._content
-        block.update(new._content, layout=False)
-        reserve(block, new._content, fixed_width=True)
+        show_grown(block, old, new._content, fixed_width=True)
         return True
     return False
 
 
-def reserve(widget: Static, content: Content, *, fixed_width: bool) -> None:
-    """Lay out (once) only when `content` no longer fits `widget`'s box, reserving `TAIL_STEP` more lines.
+def show_grown(widget: Static, old: Content, content: Content, *, fixed_width: bool) -> None:
+    """Show `content`, which `old` grew into: repaint only the lines that changed, unless it outgrew its box
+    (then it is laid out, and repainted whole)."""
+    keep = unchanged_lines(old, content, _text_lines.get(widget, 0)) if widget.size else 0
+    # Static.update without its refresh of the whole widget (its private fields: Textual is pinned <9)
+    widget._Static__content = content  # type: ignore[attr-defined]
+    widget._Static__visual = visualize(widget, content, markup=widget._render_markup)  # type: ignore[attr-defined]
+    widget._layout_cache.clear()  # (the visual and the height measured from it, which `reserve` reads)
+    widget.clear_cached_dimensions()
+    if reserve(widget, content, fixed_width=fixed_width) or keep <= 0:
+        widget.refresh()
+        return
+    lines = _text_lines.get(widget, keep + 1)  # (the new text's, measured by `reserve`)
+    widget.refresh(Region(0, keep, widget.content_region.width, max(1, lines - keep)))
+
+
+#: The lines each growing block's text took at its last frame (measured by `reserve` anyway).
+_text_lines: WeakKeyDictionary[Widget, int] = WeakKeyDictionary()
+
+
+def unchanged_lines(old: Content, new: Content, old_lines: int) -> int:
+    """How many of the `old_lines` lines showing `old` show the same in `new` (0 when unsure: repaint all).
+
+    Text that only grew at its end, with the styles of the old text unchanged (an emphasis closed in the new
+    text restyles what came before it), changes only the old last line and what follows: greedy wrapping
+    keeps every earlier line where it was (and code does not wrap).
+    """
+    old_plain = old.plain
+    if old_lines <= 1 or not old_plain or not new.plain.startswith(old_plain):
+        return 0
+    end = len(old_plain)
+    if [span for span in new.spans if span.start < end] != list(old.spans):
+        return 0
+    return old_lines - 1
+
+
+def reserve(widget: Static, content: Content, *, fixed_width: bool) -> bool:
+    """Lay out (once) only when `content` no longer fits `widget`'s box, reserving `TAIL_STEP` more lines;
+    True when it asked for that layout.
 
     A paragraph's width is the pane's (`fixed_width`), so only its height can outgrow the box; a code block's
     text does not wrap, so a longer line widens it too.
@@ -57,17 +98,22 @@ def reserve(widget: Static, content: Content, *, fixed_width: bool) -> None:
     size = widget.size
     gutter = widget.styles.gutter
     if not size:  # not laid out yet (just mounted): its first layout is on its way
-        return
+        return True
     inner = max(1, size.width - gutter.width)
+    laid_out = False
     if fixed_width:
         needed = widget.get_content_height(size, widget.app.size, inner) + gutter.height
     else:  # (a code block's label is at least as wide as the block: see LiveMarkdown's CSS)
         lines = content.plain.split("\n")
         if max(map(cell_len, lines)) > inner:
             widget.refresh(layout=True)
+            laid_out = True
         needed = len(lines) + gutter.height
+    _text_lines[widget] = needed - gutter.height
     if needed > size.height:
         widget.styles.min_height = needed + TAIL_STEP
+        laid_out = True
+    return laid_out
 
 
 def settle(block: Widget) -> None:

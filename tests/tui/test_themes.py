@@ -209,7 +209,12 @@ async def test_the_configured_theme_is_the_one_the_first_frame_is_drawn_in(
 
     reparsed: list[bool] = []
     refresh_css = App.refresh_css
-    monkeypatch.setattr(App, "refresh_css", lambda app, animate=True: (reparsed.append(True), refresh_css(app, animate)))
+
+    def counted(app: App[None], animate: bool = True) -> None:
+        reparsed.append(True)
+        refresh_css(app, animate)
+
+    monkeypatch.setattr(App, "refresh_css", counted)
     center = make_center([])
     center.settings["theme"] = name
     app = make_app(center=center)

@@ -1,34 +1,15 @@
 """The Visindigo engine: dialogs, messages, tools, providers, storage. Pure Python — no textual, no rich.
 
-The names exported here are the public API that the TUI, scripts and tests use.
+The names exported here are the public API that the TUI, scripts and tests use. The events (`events`) are
+among them but load on first use (PEP 562): the app starts without them (see `dialog`).
 """
+
+from typing import TYPE_CHECKING, Any
 
 from .capability import Capability
 from .center import Center
 from .commands import Command, CommandParameter, CommandProvider, JSONSchema, command, command_to_function
 from .dialog import Dialog
-from .events import (
-    AnswerMovedToReasoning,
-    DialogChanged,
-    EmptyAnswer,
-    Event,
-    MessageAppended,
-    MessagesTruncated,
-    MessageUpdated,
-    Notice,
-    RunCancelled,
-    RunFailed,
-    RunFinished,
-    StreamBegan,
-    StreamDelta,
-    StreamEnded,
-    StreamReasoning,
-    ToolCallFinished,
-    ToolCallProgress,
-    ToolCallStarted,
-    UsageReported,
-    WaitingForProvider,
-)
 from .function import FUNCTION_ID_PATTERN, Function, InvalidFunctionId, check_function_id
 from .lookup import DialogSummary, SearchHit
 from .mcp_server import MCPServer
@@ -36,6 +17,64 @@ from .message import Image, Message, Role
 from .prompt import Prompt
 from .provider import ModelInfo, NoModelAvailable, Provider
 from .skill import Skill
+
+if TYPE_CHECKING:
+    from .events import (
+        AnswerMovedToReasoning,
+        DialogChanged,
+        EmptyAnswer,
+        Event,
+        MessageAppended,
+        MessagesTruncated,
+        MessageUpdated,
+        Notice,
+        RunCancelled,
+        RunFailed,
+        RunFinished,
+        StreamBegan,
+        StreamDelta,
+        StreamEnded,
+        StreamReasoning,
+        ToolCallFinished,
+        ToolCallProgress,
+        ToolCallStarted,
+        UsageReported,
+        WaitingForProvider,
+    )
+
+_EVENTS = frozenset(
+    {
+        "AnswerMovedToReasoning",
+        "DialogChanged",
+        "EmptyAnswer",
+        "Event",
+        "MessageAppended",
+        "MessagesTruncated",
+        "MessageUpdated",
+        "Notice",
+        "RunCancelled",
+        "RunFailed",
+        "RunFinished",
+        "StreamBegan",
+        "StreamDelta",
+        "StreamEnded",
+        "StreamReasoning",
+        "ToolCallFinished",
+        "ToolCallProgress",
+        "ToolCallStarted",
+        "UsageReported",
+        "WaitingForProvider",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EVENTS:
+        from . import events
+
+        return getattr(events, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "FUNCTION_ID_PATTERN",

@@ -14,19 +14,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .capability import Capability
-from .events import (
-    AnswerMovedToReasoning,
-    DialogChanged,
-    Event,
-    MessageAppended,
-    MessagesTruncated,
-    MessageUpdated,
-    RunFailed,
-    StreamBegan,
-    StreamDelta,
-    StreamEnded,
-    StreamReasoning,
-)
 from .function import Function, check_function_id
 from .mcp_server import MCPServer
 from .message import Message, Role
@@ -37,11 +24,16 @@ from .skill import Skill
 
 if TYPE_CHECKING:
     from .approval import ApprovalCallback
+    from .events import Event
     from .lookup import DialogHost
+
+# The events (`events`, twenty frozen dataclasses: ~10 ms to define) are imported by the methods that emit
+# them: a dialog is made, listed and shown at start-up before it emits anything, and the first frame need not
+# wait for them.
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[Event], None]
+Listener = Callable[["Event"], None]
 T = TypeVar("T")
 
 #: The longest title a dialog keeps (imports cut longer ones and say so; the screens cut far shorter).
@@ -143,7 +135,7 @@ class Dialog:
     def _set(self, attribute: str, value: object, what: str) -> None:
         if getattr(self, attribute) != value:
             setattr(self, attribute, value)
-            self._emit(DialogChanged(what))
+            self._changed(what)
 
     # --- functions ----------------------------------------------------------------------------------------
 
@@ -190,12 +182,12 @@ class Dialog:
 
     def add_skill(self, skill: Skill) -> Dialog:
         self._skills[skill.name] = skill
-        self._emit(DialogChanged("skills"))
+        self._changed("skills")
         return self
 
     def remove_skill(self, name: str) -> Dialog:
         if self._skills.pop(name, None) is not None:
-            self._emit(DialogChanged("skills"))
+            self._changed("skills")
         return self
 
     @property
@@ -209,12 +201,12 @@ class Dialog:
 
     def add_mcp(self, server: MCPServer) -> Dialog:
         self._mcp_servers[server.name] = server
-        self._emit(DialogChanged("mcp_servers"))
+        self._changed("mcp_servers")
         return self
 
     def remove_mcp(self, name: str) -> Dialog:
         if self._mcp_servers.pop(name, None) is not None:
-            self._emit(DialogChanged("mcp_servers"))
+            self._changed("mcp_servers")
         return self
 
     @property
@@ -228,12 +220,12 @@ class Dialog:
 
     def add_prompt(self, prompt: Prompt) -> Dialog:
         self._prompts[prompt.name] = prompt
-        self._emit(DialogChanged("prompts"))
+        self._changed("prompts")
         return self
 
     def remove_prompt(self, name: str) -> Dialog:
         if self._prompts.pop(name, None) is not None:
-            self._emit(DialogChanged("prompts"))
+            self._changed("prompts")
         return self
 
     @property
@@ -279,6 +271,8 @@ class Dialog:
 
     def append_message(self, message_or_role: Message | Role, content: str = "", /) -> Dialog:
         """Append a message (or a role and its content) and emit `MessageAppended`."""
+        from .events import MessageAppended
+
         if isinstance(message_or_role, Message):
             message = message_or_role.copy()
         else:
@@ -289,6 +283,8 @@ class Dialog:
 
     def replace_message(self, index: int, message: Message) -> Dialog:
         """Rewrite one message in place (editing metadata such as an interrupted mark); emits MessageUpdated."""
+        from .events import MessageUpdated
+
         self._messages[index] = message.copy()
         self._emit(MessageUpdated(index))
         return self
@@ -306,6 +302,8 @@ class Dialog:
 
     def truncate_to(self, message_count: int) -> Dialog:
         """Keep the first `message_count` messages; a count at or above the current one does nothing."""
+        from .events import MessagesTruncated
+
         count = max(0, message_count)
         if count < len(self._messages):
             del self._messages[count:]
@@ -336,7 +334,7 @@ class Dialog:
         target._model_id = self._model_id
         target._capability_requirement = self._capability_requirement
         target._parameters = dict(self._parameters)
-        target._emit(DialogChanged("copied"))
+        target._changed("copied")
         return True
 
     # --- manual streaming API -----------------------------------------------------------------------------
@@ -357,6 +355,8 @@ class Dialog:
 
     def begin_assistant_message(self) -> None:
         """Start receiving an assistant message: clear the buffers and emit `StreamBegan`."""
+        from .events import StreamBegan
+
         self._streaming = True
         self._streaming_content = []
         self._reasoning_content = []
@@ -364,6 +364,8 @@ class Dialog:
 
     def append_delta(self, text: str) -> None:
         """Add a fragment of the answer and emit `StreamDelta`."""
+        from .events import StreamDelta
+
         if not text:
             return
         self._streaming_content.append(text)
@@ -371,6 +373,8 @@ class Dialog:
 
     def append_reasoning(self, text: str) -> None:
         """Add a fragment of reasoning and emit `StreamReasoning`."""
+        from .events import StreamReasoning
+
         if not text:
             return
         self._reasoning_content.append(text)
@@ -382,6 +386,8 @@ class Dialog:
         For a `</think>` that nothing opened (the template opened the thought in the prompt). Emits
         `AnswerMovedToReasoning`; the answer continues from empty.
         """
+        from .events import AnswerMovedToReasoning
+
         moved = "".join(self._streaming_content)
         self._streaming_content = []
         if moved:
@@ -396,6 +402,8 @@ class Dialog:
         but `StreamEnded` is still emitted so a UI can leave its "generating" state. Returns the index of the
         appended message, or -1.
         """
+        from .events import MessageAppended, StreamEnded
+
         content = "".join(self._streaming_content)
         reasoning = "".join(self._reasoning_content)
         index = -1
@@ -430,6 +438,8 @@ class Dialog:
         return self.center.run_dialog(self, approve=approve)
 
     async def _run_without_center(self) -> AsyncIterator[Event]:
+        from .events import RunFailed
+
         failed = RunFailed(
             "this dialog belongs to no Center, so it has no provider; create it with center.create_dialog()"
         )
@@ -447,6 +457,12 @@ class Dialog:
                 self._listeners.remove(listener)
 
         return unsubscribe
+
+    def _changed(self, what: str) -> None:
+        """Emit `DialogChanged(what)`: the dialog's configuration changed."""
+        from .events import DialogChanged
+
+        self._emit(DialogChanged(what))
 
     def _emit(self, event: Event) -> None:
         if self._capture is not None:
@@ -519,7 +535,7 @@ class Dialog:
             if isinstance(item, dict):
                 prompt = Prompt.from_json(item)
                 self._prompts[prompt.name] = prompt
-        self._emit(DialogChanged("loaded"))
+        self._changed("loaded")
         return restored
 
 

@@ -15,13 +15,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .message import Message, Role
-from .templates.fields import TemplateField
-from .templates.render import Segment, resolve_values, segments
-from .templates.syntax import SyntaxProblem, scan
-from .templates.system import Clock, UserContext, is_system_variable
+
+if TYPE_CHECKING:
+    from .templates.fields import TemplateField
+    from .templates.render import Segment
+    from .templates.syntax import SyntaxProblem
+    from .templates.system import Clock, UserContext
+
+# The template language (`templates.*`: its parser, field types, the clock and time zones, ~20 ms to import) is
+# imported by the methods that use it: every Dialog holds prompts, but only rendering or inspecting one needs it,
+# and start-up does neither.
 
 #: `{{ name }}`: the spec's plain placeholder. Typed placeholders are found by `templates.syntax.scan`.
 PLACEHOLDER = re.compile(r"\{\{\s*([^\W\d][\w.-]*)\s*\}\}")
@@ -39,6 +45,8 @@ class Prompt:
 
     def variables(self) -> list[str]:
         """Placeholder names (plain, typed and system), each once, in order of first appearance."""
+        from .templates.syntax import scan
+
         seen: dict[str, None] = {}
         for placeholder in scan(self.content).placeholders:
             seen.setdefault(placeholder.name, None)
@@ -50,6 +58,10 @@ class Prompt:
         A plain `{{name}}` is an optional text field. When a name appears more than once, the first typed
         occurrence describes the field (so `{{x}} … {{x | number}}` asks for a number).
         """
+        from .templates.fields import TemplateField
+        from .templates.syntax import scan
+        from .templates.system import is_system_variable
+
         found: dict[str, TemplateField | None] = {}
         for placeholder in scan(self.content).placeholders:
             if is_system_variable(placeholder.name):
@@ -60,6 +72,8 @@ class Prompt:
 
     def problems(self) -> list[SyntaxProblem]:
         """Typed placeholders that do not parse (they stay in the text as written), with the reason."""
+        from .templates.syntax import scan
+
         return list(scan(self.content).problems)
 
     def render(
@@ -96,11 +110,15 @@ class Prompt:
         user: UserContext | None = None,
     ) -> list[Segment]:
         """The rendered text in runs, each placeholder left as written marked with its name (for previews)."""
+        from .templates.render import resolve_values, segments
+
         values = resolve_values(self.content, self.fields(), variables or {}, clock, user)
         return segments(self.content, values)
 
     def unfilled(self, variables: Mapping[str, object] | None = None) -> list[str]:
         """The variables that `render(variables)` would leave as written, in order of first appearance."""
+        from .templates.system import is_system_variable
+
         given = variables or {}
         defaults = {spec.name for spec in self.fields() if spec.default is not None}
         return [

@@ -38,7 +38,20 @@ DEFERRED = {
     "visindigo.tui.screens.help": "opened by f1",
     "visindigo.tui.screens.model_picker": "opened by f2",
     "visindigo.tui.screens.template_library": "opened by f6",
+    # issue 14: start-up ≤ 1.5× a bare Textual app's
+    "tomlkit": "config: read with tomllib; tomlkit only when a setting is written",
+    "visindigo.engine.templates": "the template language (and zoneinfo): only rendering a prompt needs it",
+    "zoneinfo": "the templates' clock: only rendering a prompt needs it",
+    "visindigo.engine.events": "a dialog emits its first event after the first frame (the warm-up loads them)",
+    "visindigo.tui.workbench.driving": "only a run needs it (the warm-up loads it)",
+    "visindigo.engine.compare": "comparisons: opened by a key",
+    "visindigo.tui.screens.compare_flow": "comparisons: opened by a key",
+    "visindigo.tui.screens.compare": "comparisons: opened by a key",
+    "visindigo.tui.screens.store_repair": "shown only while a damaged store is repaired",
 }
+
+#: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).
+START_PATH = ("visindigo.cli", "visindigo.engine", "visindigo.engine.storage.opening", "visindigo.tui.app")
 
 WRAPPER = textwrap.dedent(
     """
@@ -192,3 +205,20 @@ def test_what_the_first_reply_needs_is_loaded_after_the_first_frame(tmp_path: Pa
     assert warmed, "no report of the warm-up"
     assert warmed[0]["warmed"] == sorted(modules_for(["openai"]))
     assert warmed[0]["ssl"] is True
+
+
+def test_importing_the_start_path_loads_nothing_deferred() -> None:
+    """The cheap half of the check above, run first: no module on the start path imports a deferred one at
+    its top (a few hundred milliseconds, no terminal)."""
+    script = (
+        "import importlib, json, sys\n"
+        f"for name in {START_PATH!r}: importlib.import_module(name)\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    modules = set(json.loads(result.stdout))
+    assert "visindigo.tui.screens.main" in modules
+    loaded = {
+        name: why for name, why in DEFERRED.items() if any(m == name or m.startswith(name + ".") for m in modules)
+    }
+    assert loaded == {}, "imported with the start path although the first frame does not need it"

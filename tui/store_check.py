@@ -1,4 +1,4 @@
-"""The integrity check of a big store, run after start-up, and the screen shown while a damaged one is repaired.
+"""The integrity check of a big store, run after start-up, and the repair of a damaged one behind a screen.
 
 A store over 32 MB is not checked at open (0.5 s on the 10,000-dialog store would slow every start), so the app
 checks it in a worker thread once the first frame is up. When that finds damage the store is salvaged in the
@@ -6,6 +6,7 @@ same thread, which takes tens of seconds on a big store: a modal screen says how
 that seems frozen, and keeps the user from starting anything that would wait on the store meanwhile. Damage met
 by one of the app's own queries (listing, opening, renaming) goes the same way (`Store.repair_elsewhere`): the
 repair runs in a worker behind the same screen, and the query that met it is told the store is being repaired.
+The screen itself is `screens.store_repair`, loaded when first shown.
 """
 
 from __future__ import annotations
@@ -13,15 +14,12 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import ProgressBar, Static
-
-from .screens._common import ModalFrame
 
 if TYPE_CHECKING:
     from visindigo.engine import Center
+
+    from .screens.store_repair import StoreRepairScreen
 
 
 #: Seconds after start-up before the check begins.
@@ -44,38 +42,6 @@ class StoreChecked(Message):
         self.problem = problem
         #: The repair asked for by a query that met damage (not the check after start-up).
         self.repaired_elsewhere = repaired_elsewhere
-
-
-class StoreRepairScreen(ModalFrame[None]):
-    """The stage of the repair and a progress bar, until the salvage is done."""
-
-    DEFAULT_CSS = """
-    StoreRepairScreen > .frame {
-        width: 70;
-    }
-    StoreRepairScreen ProgressBar {
-        margin: 1 0 0 0;
-    }
-    """
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="frame") as frame:
-            frame.border_title = "Repairing the dialog store"
-            yield Static(
-                "The dialog store is damaged. Everything that can still be read is being copied into a new "
-                "store; the damaged file is kept.",
-                id="why",
-            )
-            yield Static("", id="stage")
-            yield ProgressBar(total=None, show_eta=False, id="bar")
-
-    def show(self, stage: str, done: int, total: int) -> None:
-        about = "about " if stage.startswith("copying") else ""
-        self.query_one("#stage", Static).update(f"{stage.capitalize()}: {done:,} of {about}{total:,}")
-        self.query_one("#bar", ProgressBar).update(total=max(total, done, 1), progress=done)
-
-    def action_cancel(self) -> None:
-        """Escape does not close it: the repair cannot be stopped half-way."""
 
 
 class StoreChecking:
@@ -118,6 +84,8 @@ class StoreChecking:
 
     def _show_repair_screen(self: Any) -> None:
         if self._repair_screen is None:
+            from .screens.store_repair import StoreRepairScreen  # the app's mixin loads at start, the screen rarely
+
             self._repair_screen = StoreRepairScreen()
             self.push_screen(self._repair_screen)
 

@@ -18,6 +18,8 @@ log = logging.getLogger(__name__)
 
 #: Modules every reply needs, in the order a reply needs them.
 REPLY_MODULES = (
+    "visindigo.engine.events",
+    "visindigo.tui.workbench.driving",
     "visindigo.engine.run_loop",
     "visindigo.engine.providers.registry",
     "visindigo.engine.providers.http",

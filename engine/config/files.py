@@ -13,14 +13,15 @@ import os
 import stat
 import tomllib
 from pathlib import Path
-from typing import Any
-
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-from tomlkit.toml_document import TOMLDocument
+from typing import TYPE_CHECKING, Any
 
 from ..atomic import write_text_atomic
 from .problems import ConfigError
+
+if TYPE_CHECKING:
+    from tomlkit.toml_document import TOMLDocument
+
+# tomlkit (~10 ms to import) is loaded by the writers alone: every start reads the config, few change it.
 
 CONFIG_HEADER = (
     "# Visindigo configuration. Every setting is described in the README (section \"Configuration\").\n"
@@ -44,6 +45,9 @@ def read_toml(path: Path) -> dict[str, Any] | None:
 def read_for_update(path: Path) -> TOMLDocument:
     """The file's document before a change (comments and layout kept); raises `ConfigError` rather than let a
     broken file be replaced."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -67,6 +71,8 @@ def write_toml(path: Path, document: dict[str, Any], *, header: str = "", privat
     `header` starts a file that is new (or was empty); an existing file keeps its own first lines. A symlink
     (a dotfiles manager's) is followed, so the file it points to is updated and the link stays.
     """
+    import tomlkit
+
     target = path.resolve() if path.is_symlink() else path
     text = tomlkit.dumps(document)
     if header and not _has_text(target):

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-
 from ..mcp_server import MCPServer
 from ..paths import Paths
 from ..provider import ModelInfo, Provider
@@ -288,6 +286,8 @@ def import_mcp_servers(
 
 def _section(document: dict[str, Any], name: str) -> dict[str, Any]:
     """The table `name` of `document`, made (empty) when missing or not a table."""
+    import tomlkit  # loaded when something is written (see `files`)
+
     value = document.get(name)
     if not isinstance(value, dict):
         document[name] = tomlkit.table()

@@ -19,23 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ..events import (
-    DialogChanged,
-    Event,
-    MessageAppended,
-    MessagesTruncated,
-    MessageUpdated,
-    StreamBegan,
-    StreamDelta,
-    StreamEnded,
-    StreamReasoning,
-)
 from ..message import Role
 from .errors import StoreError
 from .rows import make_title
 
 if TYPE_CHECKING:
     from ..dialog import Dialog
+    from ..events import Event
     from ..message import Message
 
 log = logging.getLogger(__name__)
@@ -133,6 +123,19 @@ class DialogTracker:
             )
 
     def _handle(self, event: Event) -> None:
+        # Imported here, not with the module: the store opens before the first frame, the events load with the
+        # first one a dialog emits (`dialog`), and are in `sys.modules` by the time one arrives here.
+        from ..events import (
+            DialogChanged,
+            MessageAppended,
+            MessagesTruncated,
+            MessageUpdated,
+            StreamBegan,
+            StreamDelta,
+            StreamEnded,
+            StreamReasoning,
+        )
+
         if isinstance(event, StreamDelta | StreamReasoning):
             self._text_arrived()
             return

@@ -13,7 +13,7 @@ import pytest
 
 from tests.damaged_store import db_file
 from visindigo.engine import Center
-from visindigo.tui.store_check import StoreRepairScreen
+from visindigo.tui.screens.store_repair import StoreRepairScreen
 
 from .helpers import main_screen, make_app, wait_until
 

@@ -194,3 +194,41 @@ def test_tcss_uses_theme_variables_only() -> None:
     assert any("screens/approval.py" in where for where, _ in blocks)
     offenders = [f"{where}: {m.group(0)}" for where, css in blocks for m in _LITERAL_COLOUR.finditer(css)]
     assert offenders == []
+
+
+@pytest.mark.parametrize("name", ["visindigo-light", "visindigo-ansi", "nord"])
+async def test_the_configured_theme_is_the_one_the_first_frame_is_drawn_in(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The theme is chosen before the app runs without Textual's watcher (whose re-parse of all the CSS cost ~5%
+    of the time to the first frame): its colours, classes and ANSI handling must still be the theme's."""
+    from textual.color import Color
+    from textual.filter import ANSIToTruecolor
+
+    from .helpers import make_app, make_center
+
+    reparsed: list[bool] = []
+    refresh_css = App.refresh_css
+
+    def counted(app: App[None], animate: bool = True) -> None:
+        reparsed.append(True)
+        refresh_css(app, animate)
+
+    monkeypatch.setattr(App, "refresh_css", counted)
+    center = make_center([])
+    center.settings["theme"] = name
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        theme = app.current_theme
+        assert app.theme == theme.name == name
+        assert reparsed == []  # started in the theme: nothing was parsed twice
+        assert Color.parse(theme.background or "") == app.screen.styles.background
+        assert app.stylesheet._variables["primary"] == app.get_css_variables()["primary"]
+        assert f"-theme-{name}" in app.classes
+        assert ("-dark-mode" in app.classes, "-light-mode" in app.classes) == (theme.dark, not theme.dark)
+        truecolor = [f for f in app._filters if isinstance(f, ANSIToTruecolor)]
+        assert [f.enabled for f in truecolor] == [not app.native_ansi_color]
+        app.theme = "visindigo-dark"  # and changing it afterwards still re-parses and repaints
+        await pilot.pause()
+        assert reparsed and app.screen.styles.background == Color.parse(app.current_theme.background or "")

@@ -34,7 +34,6 @@ from ..widgets.reasoning_drawer import ReasoningDrawer
 from ..widgets.status_line import StatusLine
 from ..workbench import Refused, Runs, Workbench
 from ..workbench import events as news
-from . import compare_flow
 from . import main_modals as modals
 from .main_keys import BINDINGS, PALETTE, PaletteCommand, palette_commands
 from .main_launchers import ModalLaunchers
@@ -183,9 +182,11 @@ class MainScreen(ModalLaunchers, Screen[None]):
     def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
         self.refresh_bindings()  # "esc Cancel" in the footer while the shown dialog runs
-        if (isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id != self.dialog.id
-                and not compare_flow.in_comparison(self.app, event.dialog_id)):  # a column shows its own failure
-            self.notify(f"A run in another dialog failed: {event.error}", severity="error", markup=False)
+        if isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id != self.dialog.id:
+            from .compare_flow import in_comparison  # not at the top: the comparison screens load when first used
+
+            if not in_comparison(self.app, event.dialog_id):  # a column shows its own failure
+                self.notify(f"A run in another dialog failed: {event.error}", severity="error", markup=False)
 
     @on(MessagePane.CursorMoved)
     @on(MessagePane.StreamReport)

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import compare_flow
 from . import compare_views as views
 from . import main_modals as modals
+
+# `compare_flow` (the comparison screen, its columns and `engine.compare`: ~20 ms to import) is imported by the
+# actions that start a comparison, not with the main screen.
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -58,11 +60,15 @@ class ModalLaunchers:
     def action_pick_model(self: MainScreen) -> None:
         async def flow() -> None:
             if await modals.pick_model(self.app, self.workbench) == "compare":
+                from . import compare_flow
+
                 await compare_flow.run_from_main(self)
 
         self._in_worker(flow())
 
     def action_compare(self: MainScreen) -> None:
+        from . import compare_flow
+
         self._in_worker(compare_flow.run_from_main(self), group="compare")
 
     def action_providers(self: MainScreen) -> None:

@@ -24,7 +24,6 @@ from visindigo.engine.storage.errors import StoreRepairing
 
 from . import branches
 from .attachments import Pending, attach_pending
-from .driving import drive
 from .events import (
     DialogChanged,
     MessageAdded,
@@ -332,6 +331,8 @@ class Workbench:
             raise Refused("This dialog is already answering.")
         if self.host is None:
             raise RuntimeError("the workbench has no run host")
+        from .driving import drive  # with the engine's events it drives: loaded by the warm-up, not at start
+
         state = self.runs.new(dialog.id)
         state.running = True
         self.host.start(

@@ -1,0 +1,54 @@
+"""`visindigo` with run options only is parsed without building the subcommands' parsers (issue 14: start-up),
+and reads exactly as the full parser reads it; everything else goes to the full parser."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from typing import Any
+
+import pytest
+
+from visindigo import cli, dialogs_cli
+
+ARGVS = [
+    [],
+    ["--demo"],
+    ["--fps", "2", "--model", "list"],  # a command's name as an option's value is still a run
+    ["--provider=a", "--debug", "--debug"],
+    ["--dem"],  # an abbreviation
+    ["list"],
+    ["--demo", "serve"],
+    ["--", "list"],
+    ["foo"],
+    ["--fps", "x"],
+    ["--model"],
+    ["-V"],
+    ["--help"],
+    ["doctor", "--help"],
+]
+
+
+def _read(parse: Any, argv: list[str]) -> tuple[object, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        try:
+            result: object = vars(parse(argv))
+        except SystemExit as leaving:
+            result = ("exit", leaving.code)
+    return result, out.getvalue()
+
+
+@pytest.mark.parametrize("argv", ARGVS, ids=" ".join)
+def test_the_arguments_read_as_the_full_parser_reads_them(argv: list[str]) -> None:
+    assert _read(cli.parse_arguments, argv) == _read(lambda a: cli.build_parser().parse_args(a), argv)
+
+
+def test_a_plain_start_builds_no_subcommand_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[bool] = []
+    real = dialogs_cli.add_commands
+    monkeypatch.setattr(dialogs_cli, "add_commands", lambda commands: (built.append(True), real(commands)))
+    assert cli.parse_arguments(["--demo", "--fps", "2"]).command is None
+    assert built == []
+    assert cli.parse_arguments(["list"]).command == "list"
+    assert built == [True]

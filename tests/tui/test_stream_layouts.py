@@ -191,6 +191,56 @@ async def test_a_growing_block_repaints_only_its_new_lines_and_shows_what_a_full
     assert len(code_repaints) == 15 and sorted(code_repaints)[10] <= 3, code_repaints
 
 
+LISTS = [
+    "Steps:\n\n- first item, a few words ",
+    "that keep coming for a while ",
+    *(_words(frame, 6) for frame in range(6)),
+    "\n- second item ",
+    *(_words(frame, 5) for frame in range(5)),
+    "**bold that clo",
+    "ses** and more\n  - a nested item ",
+    *(_words(frame, 5) for frame in range(4)),
+    "\n\n1. an ordered one ",
+    *(_words(frame, 6) for frame in range(4)),
+    "\n2. and another ",
+    *(_words(frame, 6) for frame in range(4)),
+    "\n\nAfter the lists.",
+]
+
+
+def _shape(widget: Any) -> list[tuple[str, str]]:
+    """What a Markdown widget shows, block by block: each descendant's type and text."""
+    shape = []
+    for node in widget.query("*"):
+        content = getattr(node, "_content", None)
+        shape.append((type(node).__name__, content.plain if content is not None else ""))
+    return shape
+
+
+async def test_a_growing_list_grows_in_place_and_ends_as_its_full_parse(layouts: list[int]) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        stream = await app.open()
+        view = stream[2]
+        per_frame = []
+        for piece in LISTS:
+            per_frame.append(await _frame(pilot, stream, piece, layouts))
+            drawn = _screen(app)
+            for widget in view.query("*"):
+                widget.refresh()
+            await pilot.pause()
+            app.screen._on_timer_update()
+            assert _screen(app) == drawn, f"after {piece!r} the screen showed stale lines"
+        streamed = view.query_one(LiveMarkdown)
+        fresh = LiveMarkdown(streamed.source, live=True)
+        await app.query_one(MessageList).mount(fresh)
+        await pilot.pause()
+        assert _shape(streamed) == _shape(fresh)
+    # the frames that only lengthen the last item's text mostly need no layout (before: one each)
+    growing = per_frame[2:8] + per_frame[9:14]
+    assert growing.count(0) >= len(growing) // 2, per_frame
+
+
 REPLY = "Some text.\n\n```python\ndef f(value):\n    return value + 1\n```\n"
 
 

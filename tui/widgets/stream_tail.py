@@ -7,9 +7,11 @@ steps of `TAIL_STEP` lines: while the new text still fits the block's current bo
 block alone (`refresh()` without `layout=True`), and only a frame whose text outgrows the box, or that starts a
 new block, lays out once (the reservation moves to the new last block, the settled block shrinks to its text).
 
-Only paragraphs and code blocks grow in place (they are most of what streams); any other block is replaced by
-its re-parsed self, as Textual does. A block that grows in place repaints only from the line where its old text
-ended (`repaint_from`): a 30-line code block redrew all its lines, and the reserved blank ones, on every frame.
+Paragraphs and code blocks grow in place (they are most of what streams), and so does a list whose last item
+grows (its last block, recursively) while its other items stay as they were; any other block, and a list that
+gains an item, is replaced by its re-parsed self, as Textual does. A block that grows in place repaints only
+from the line where its old text ended: a 30-line code block redrew all its lines, and the reserved blank ones,
+on every frame.
 """
 
 from __future__ import annotations
@@ -17,12 +19,19 @@ from __future__ import annotations
 from weakref import WeakKeyDictionary
 
 from rich.cells import cell_len
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.geometry import Region
 from textual.visual import visualize
 from textual.widget import Widget
 from textual.widgets import Label, Static
-from textual.widgets._markdown import MarkdownParagraph  # (not exported)
+from textual.widgets._markdown import (  # (not exported)
+    MarkdownBullet,
+    MarkdownBulletList,
+    MarkdownList,
+    MarkdownListItem,
+    MarkdownParagraph,
+)
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 #: Lines reserved under the growing text of the last block, so the next few frames need no layout.
@@ -49,7 +58,55 @@ def grow_in_place(block: MarkdownBlock, new: MarkdownBlock) -> bool:
         block._content = new._content
         show_grown(block, old, new._content, fixed_width=True)
         return True
+    if isinstance(block, MarkdownList) and isinstance(new, MarkdownList):
+        return _grow_list(block, new)
     return False
+
+
+def _grow_list(block: MarkdownList, new: MarkdownList) -> bool:
+    """A mounted list (rows of a bullet and the item's blocks) takes its re-parsed self when only the last
+    item's last block changed: that block grows in place; anything else and the list is replaced."""
+    children = list(block.children)
+    rows = [child for child in children if isinstance(child, Horizontal)]
+    items = new._blocks
+    if not rows or len(rows) != len(children) or len(items) != len(rows):
+        return False
+    mounted: list[list[Widget]] = []
+    for row, item in zip(rows, items, strict=True):
+        bullets = list(row.query_children(MarkdownBullet))
+        bodies = list(row.query_children(Vertical))
+        if not isinstance(item, MarkdownListItem) or len(bullets) != 1 or len(bodies) != 1:
+            return False
+        if isinstance(block, MarkdownBulletList) and bullets[0].symbol != item.bullet:
+            return False
+        mounted.append(list(bodies[0].children))
+    *settled, last = mounted
+    *settled_items, last_item = items
+    for children, item in zip(settled, settled_items, strict=True):
+        if not _same_paragraphs(children, item._blocks):
+            return False
+    if not last or len(last) != len(last_item._blocks):
+        return False
+    if not _same_paragraphs(last[:-1], last_item._blocks[:-1]):
+        return False
+    growing, grown = last[-1], last_item._blocks[-1]
+    if not isinstance(growing, MarkdownBlock) or not grow_in_place(growing, grown):
+        return False
+    block._copy_context(new)
+    return True
+
+
+def _same_paragraphs(mounted: list[Widget], parsed: list[MarkdownBlock]) -> bool:
+    """Whether settled blocks show what their re-parsed selves would: paragraphs of the same text and styles
+    (anything else is not compared, so it makes the list be replaced)."""
+    if len(mounted) != len(parsed):
+        return False
+    for shown, again in zip(mounted, parsed, strict=True):
+        if not (isinstance(shown, MarkdownParagraph) and type(again) is MarkdownParagraph):
+            return False
+        if shown._content.plain != again._content.plain or list(shown._content.spans) != list(again._content.spans):
+            return False
+    return True
 
 
 def show_grown(widget: Static, old: Content, content: Content, *, fixed_width: bool) -> None:
@@ -117,15 +174,11 @@ def reserve(widget: Static, content: Content, *, fixed_width: bool) -> bool:
 
 
 def settle(block: Widget) -> None:
-    """The block is no longer the growing end: its reserved room goes (it shrinks to its text)."""
-    target: Widget = block
-    if isinstance(block, MarkdownFence):
-        labels = block.query("#code-content")
-        if not labels:
-            return
-        target = labels.first()
-    if target.styles.inline.min_height is not None:
-        target.styles.min_height = None
+    """The block is no longer the growing end: its reserved room goes (it shrinks to its text), from the block
+    itself or from what grew inside it (a code block's text, a list item's paragraph)."""
+    for widget in (block, *block.query("*")):
+        if widget.styles.inline.min_height is not None:
+            widget.styles.min_height = None
 
 
 def without_pending_layout(block: MarkdownBlock) -> MarkdownBlock:

@@ -149,6 +149,10 @@ GROWING = [
 ]
 
 
+#: Piece number → the terminal's new size before it (narrower, then wider, while the paragraph grows).
+RESIZE_AT = {len(GROWING) - 10: (70, 40), len(GROWING) - 6: (120, 40)}
+
+
 def _screen(app: App[None]) -> str:
     return app.export_screenshot()
 
@@ -166,7 +170,10 @@ async def test_a_growing_block_repaints_only_its_new_lines_and_shows_what_a_full
         stream = await app.open()
         messages, run, view = stream
         code_repaints: list[int] = []
-        for piece in GROWING:
+        for number, piece in enumerate(GROWING):
+            if number in RESIZE_AT:  # a terminal resized mid-stream: the paragraph wraps anew
+                await pilot.resize_terminal(*RESIZE_AT[number])
+                await pilot.pause()
             run.text_parts.append(piece)
             await messages.flush(run)
             labels = view.query("#code-content")

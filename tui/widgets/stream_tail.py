@@ -112,7 +112,7 @@ def _same_paragraphs(mounted: list[Widget], parsed: list[MarkdownBlock]) -> bool
 def show_grown(widget: Static, old: Content, content: Content, *, fixed_width: bool) -> None:
     """Show `content`, which `old` grew into: repaint only the lines that changed, unless it outgrew its box
     (then it is laid out, and repainted whole)."""
-    keep = unchanged_lines(old, content, _text_lines.get(widget, 0)) if widget.size else 0
+    keep = unchanged_lines(old, content, _lines_at_this_width(widget)) if widget.size else 0
     # Static.update without its refresh of the whole widget (its private fields: Textual is pinned <9)
     widget._Static__content = content  # type: ignore[attr-defined]
     widget._Static__visual = visualize(widget, content, markup=widget._render_markup)  # type: ignore[attr-defined]
@@ -121,12 +121,18 @@ def show_grown(widget: Static, old: Content, content: Content, *, fixed_width: b
     if reserve(widget, content, fixed_width=fixed_width) or keep <= 0:
         widget.refresh()
         return
-    lines = _text_lines.get(widget, keep + 1)  # (the new text's, measured by `reserve`)
+    lines = _lines_at_this_width(widget) or keep + 1  # (the new text's, measured by `reserve`)
     widget.refresh(Region(0, keep, widget.content_region.width, max(1, lines - keep)))
 
 
-#: The lines each growing block's text took at its last frame (measured by `reserve` anyway).
-_text_lines: WeakKeyDictionary[Widget, int] = WeakKeyDictionary()
+#: The width each growing block's text was wrapped at in its last frame, and the lines it took (measured by
+#: `reserve` anyway); at another width (the terminal was resized) the count says nothing.
+_text_lines: WeakKeyDictionary[Widget, tuple[int, int]] = WeakKeyDictionary()
+
+
+def _lines_at_this_width(widget: Widget) -> int:
+    width, lines = _text_lines.get(widget, (0, 0))
+    return lines if width == widget.size.width else 0
 
 
 def unchanged_lines(old: Content, new: Content, old_lines: int) -> int:
@@ -166,7 +172,7 @@ def reserve(widget: Static, content: Content, *, fixed_width: bool) -> bool:
             widget.refresh(layout=True)
             laid_out = True
         needed = len(lines) + gutter.height
-    _text_lines[widget] = needed - gutter.height
+    _text_lines[widget] = (size.width, needed - gutter.height)
     if needed > size.height:
         widget.styles.min_height = needed + TAIL_STEP
         laid_out = True

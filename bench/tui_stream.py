@@ -193,6 +193,18 @@ class Terminal:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / TICKS
 
+    def cpu_quiet(self, share: float = 0.01, interval: float = 1.0, timeout: float = 60.0) -> float:
+        """Wait until the app uses less than `share` of a core over `interval` (start-up's work in the
+        background — the store check, the warm-up imports, the last dialog's render — is over); the seconds
+        that took."""
+        began = time.perf_counter()
+        while time.perf_counter() - began < timeout:
+            before = self.cpu_seconds()
+            time.sleep(interval)
+            if self.cpu_seconds() - before < share * interval:
+                break
+        return time.perf_counter() - began
+
     def close(self) -> None:
         try:
             self.type(b"\x11")  # ctrl+q
@@ -592,11 +604,12 @@ def measure_stream(
 
 def measure_idle(home: Path, fps: float | None, seconds: float, runs: int) -> list[Row]:
     """Bytes and CPU while nothing happens: the app started, the composer focused, no key pressed."""
-    rates, cpus = [], []
+    rates, cpus, settling = [], [], []
     for _ in range(runs):
         terminal = ready_terminal(home, fps)
         try:
             terminal.quiet_after(time.perf_counter(), quiet=1.5)  # start-up's last drawing is over
+            settling.append(terminal.cpu_quiet())  # and its work in the background
             start, cpu_before = time.perf_counter(), terminal.cpu_seconds()
             time.sleep(seconds)
             end, cpu_after = time.perf_counter(), terminal.cpu_seconds()
@@ -604,7 +617,9 @@ def measure_idle(home: Path, fps: float | None, seconds: float, runs: int) -> li
             cpus.append((cpu_after - cpu_before) / (end - start))
         finally:
             terminal.close()
-    print(f"idle ({seconds:.0f} s with nothing happening, median of {runs})")
+    print(f"idle ({seconds:.0f} s with nothing happening, median of {runs}; start-up's background work was over "
+          f"{statistics.median(settling):.1f} s after the first frame's output stopped, runs "
+          f"{min(settling):.1f}–{max(settling):.1f} s)")
     print(f"  written to the terminal : {statistics.median(rates):7.1f} bytes/s   "
           f"(runs {min(rates):.1f}–{max(rates):.1f}; target 0 unless [ui] cursor_blink)")
     print(f"  CPU                     : {100 * statistics.median(cpus):7.2f} % of one core   "

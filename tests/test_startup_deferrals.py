@@ -34,10 +34,10 @@ DEFERRED = {
     "visindigo.engine.tool_runner": "only a tool call needs it",
     "visindigo.engine.templates.library": "the template library: only its screen reads the folder",
     "markdown_it": "the first frame shows an empty dialog; the last one (with its answers) opens just after",
-    "visindigo.tui.screens.first_run": "a configured app does not show first-run setup",
-    "visindigo.tui.screens.help": "opened by f1",
-    "visindigo.tui.screens.model_picker": "opened by f2",
-    "visindigo.tui.screens.template_library": "opened by f6",
+    "visindigo.tui.setup.first_run": "a configured app does not show first-run setup",
+    "visindigo.tui.common.help": "opened by f1",
+    "visindigo.tui.setup.model_picker": "opened by f2",
+    "visindigo.tui.templates.library": "opened by f6",
     # issue 14: start-up ≤ 1.5× a bare Textual app's
     "tomlkit": "config: read with tomllib; tomlkit only when a setting is written",
     "visindigo.engine.templates": "the template language (and zoneinfo): only rendering a prompt needs it",
@@ -45,9 +45,9 @@ DEFERRED = {
     "visindigo.engine.events": "a dialog emits its first event after the first frame (the warm-up loads them)",
     "visindigo.tui.workbench.driving": "only a run needs it (the warm-up loads it)",
     "visindigo.engine.compare": "comparisons: opened by a key",
-    "visindigo.tui.screens.compare_flow": "comparisons: opened by a key",
-    "visindigo.tui.screens.compare": "comparisons: opened by a key",
-    "visindigo.tui.screens.store_repair": "shown only while a damaged store is repaired",
+    "visindigo.tui.compare.flow": "comparisons: opened by a key",
+    "visindigo.tui.compare.screen": "comparisons: opened by a key",
+    "visindigo.tui.start.store_repair": "shown only while a damaged store is repaired",
 }
 
 #: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).
@@ -77,7 +77,7 @@ WRAPPER = textwrap.dedent(
 
     def watch_warm_up():  # what the first reply needs is loaded after the first frame, with no key pressed
         import threading, time
-        from visindigo.tui.warm_up import modules_for
+        from visindigo.tui.start.warm_up import modules_for
 
         def run():
             wanted = modules_for(["openai"])
@@ -181,7 +181,7 @@ def test_the_first_frame_loads_nothing_it_does_not_need(tmp_path: Path) -> None:
     _make_home(home)
     first, *after = _run_until_resumed(home, tmp_path / "report.jsonl")
     modules = set(first["modules"])  # type: ignore[arg-type]
-    assert "visindigo.tui.screens.main" in modules  # the report is of the real app's first frame
+    assert "visindigo.tui.main.screen" in modules  # the report is of the real app's first frame
     loaded = {
         name: why for name, why in DEFERRED.items() if any(m == name or m.startswith(name + ".") for m in modules)
     }
@@ -195,7 +195,7 @@ def test_the_first_frame_loads_nothing_it_does_not_need(tmp_path: Path) -> None:
 def test_what_the_first_reply_needs_is_loaded_after_the_first_frame(tmp_path: Path) -> None:
     """The deferred reply machinery is warmed in the background once the first frame is up (issue 14 §3): the
     first reply no longer waits ~0.5 s for imports between Enter and its first token. No key is pressed here."""
-    from visindigo.tui.warm_up import modules_for
+    from visindigo.tui.start.warm_up import modules_for
 
     home = tmp_path / "home"
     _make_home(home)
@@ -217,7 +217,7 @@ def test_importing_the_start_path_loads_nothing_deferred() -> None:
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     modules = set(json.loads(result.stdout))
-    assert "visindigo.tui.screens.main" in modules
+    assert "visindigo.tui.main.screen" in modules
     loaded = {
         name: why for name, why in DEFERRED.items() if any(m == name or m.startswith(name + ".") for m in modules)
     }

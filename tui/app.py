@@ -21,15 +21,14 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from visindigo.engine import Center, Dialog
-
-from . import layout_once, textual_fixes
-from .commands import MainCommands
-from .crash import CrashLogging
-from .output_stage import StagedDisplay
-from .sanitize import clean, clean_line, cut
-from .screens.main import MainScreen
-from .store_check import StoreChecking
-from .terminal_driver import LeavingOnSignals
+from visindigo.tui.common.sanitize import clean, clean_line, cut
+from visindigo.tui.main.commands import MainCommands
+from visindigo.tui.main.screen import MainScreen
+from visindigo.tui.platform import layout_once, textual_fixes
+from visindigo.tui.platform.crash import CrashLogging
+from visindigo.tui.platform.output_stage import StagedDisplay
+from visindigo.tui.platform.terminal_driver import LeavingOnSignals
+from visindigo.tui.start.store_check import StoreChecking
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -223,8 +222,7 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
         if self.center.tool_source is not None:
             return
         from visindigo.engine.mcp import MCPManager
-
-        from .mcp_host import AppHost
+        from visindigo.tui.mcp.host import AppHost
 
         log_dir = self.center.paths.data_dir / "logs" if self.center.paths is not None else None
         credentials = self.center.paths.credentials_file if self.center.paths is not None else None
@@ -306,7 +304,7 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
         Seeding is deferred past the first frame: it imports the provider machinery and runs the demo model
         for two replies, which made `--demo`'s first frame 2.5× a bare Textual app's instead of ~1.5×.
         """
-        from .demo import LIVE_QUESTION, install_demo
+        from visindigo.tui.start.demo import LIVE_QUESTION, install_demo
 
         seeded = await install_demo(self.center, delay=self.options.demo_delay)
         if seeded is not None and not screen.dialog.message_count:
@@ -321,7 +319,7 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
 
     def _warm_up(self) -> None:
         """Import what the first reply needs in a thread after the first frame (see `warm_up`)."""
-        from .warm_up import warm_up
+        from visindigo.tui.start.warm_up import warm_up
 
         kinds = [provider.kind for provider in self.center.providers] or ["openai"]
         self.run_worker(lambda: warm_up(kinds), thread=True, group="warm-up", exit_on_error=False)
@@ -342,7 +340,7 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
 
         chosen = super().get_driver_class()
         if chosen is LinuxDriver:
-            from .terminal_driver import SturdyLinuxDriver
+            from visindigo.tui.platform.terminal_driver import SturdyLinuxDriver
 
             return SturdyLinuxDriver
         return chosen
@@ -372,7 +370,7 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
 
     def first_run(self) -> None:
         """Nothing is configured: offer the providers found, a form, and the demo."""
-        from .screens.first_run import FirstRunScreen
+        from visindigo.tui.setup.first_run import FirstRunScreen
 
         self.push_screen(FirstRunScreen(self.center), self._first_run_done)
 
@@ -381,7 +379,7 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
         if main is None:
             return
         if choice == "demo":
-            from .demo import install_demo
+            from visindigo.tui.start.demo import install_demo
 
             dialog = await install_demo(self.center, delay=self.options.demo_delay)
             if dialog is not None:
@@ -425,7 +423,7 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
                 self._template_folder = tempfile.TemporaryDirectory(prefix="visindigo-templates-")
                 folder = self._template_folder.name
                 if self.options.demo:
-                    from .demo import write_sample_templates
+                    from visindigo.tui.start.demo import write_sample_templates
 
                     write_sample_templates(Path(folder))
             self._library = TemplateLibrary(folder)
@@ -442,9 +440,9 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
     # --- help and palette -------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from .crash import log_line
-        from .key_help import help_sections
-        from .screens.help import HelpScreen
+        from visindigo.tui.common.help import HelpScreen
+        from visindigo.tui.main.key_help import help_sections
+        from visindigo.tui.platform.crash import log_line
 
         keys = self.center.settings.get("keys")
         keymap = keys if isinstance(keys, dict) else None

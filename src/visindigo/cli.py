@@ -245,7 +245,7 @@ def _fail_served(args: argparse.Namespace, message: str) -> int:
     """One line on stderr; in a browser tab also on the page, which would otherwise wait on its splash."""
     code = _fail(message)
     if getattr(args, "served", False):
-        from visindigo.tui.problem_app import ProblemApp
+        from visindigo.tui.start.problem_app import ProblemApp
 
         ProblemApp(message).run()
     return code

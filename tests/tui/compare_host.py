@@ -12,8 +12,8 @@ from textual.widgets import Markdown
 from tests.llm_server import LLMServer, RecordedRequest, Reply, error_reply, openai_stream
 from visindigo.engine import Capability, Center, ModelInfo, Provider
 from visindigo.tui.app import AppOptions, VisindigoApp
-from visindigo.tui.screens.compare import CompareScreen
-from visindigo.tui.widgets.compare_column import CompareColumn
+from visindigo.tui.compare.column import CompareColumn
+from visindigo.tui.compare.screen import CompareScreen
 
 MODELS = ["m-alpha", "m-beta", "m-gamma", "m-delta"]
 

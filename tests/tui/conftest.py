@@ -3,7 +3,7 @@ that host the app's widgets in an app of their own."""
 
 from __future__ import annotations
 
-from visindigo.tui import layout_once, textual_fixes
+from visindigo.tui.platform import layout_once, textual_fixes
 
 layout_once.install()
 textual_fixes.apply()

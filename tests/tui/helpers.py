@@ -11,7 +11,7 @@ from visindigo.engine import Center, Dialog, Message, Role
 from visindigo.engine.providers import FinishPart, ReasoningPart, TextPart, scripted_provider
 from visindigo.engine.providers.scripted import Script, TurnItem
 from visindigo.tui.app import AppOptions, VisindigoApp
-from visindigo.tui.screens.main import MainScreen
+from visindigo.tui.main.screen import MainScreen
 
 
 def answer(text: str, reasoning: str = "", *, pieces: int = 1) -> list[TurnItem]:

@@ -37,5 +37,5 @@ class ScreenHost(App[None]):
 def screen_text(app: App[object]) -> str:
     """Everything on the terminal as plain text (from the screenshot SVG), to assert what the user sees."""
     svg = app.export_screenshot()
-    body = svg[svg.index("<g class=\"terminal"):] if "<g class=\"terminal" in svg else svg
+    body = svg[svg.index('<g class="terminal') :] if '<g class="terminal' in svg else svg
     return html.unescape(re.sub(r"<[^>]+>", "", body)).replace("\xa0", " ")

@@ -23,13 +23,13 @@ def fixed_clock() -> datetime:
 #: A template with one field of every type the form knows, plus a system variable and a plain placeholder.
 EVERY_TYPE = Prompt(
     "Release notes",
-    "Write release notes for {{product | text:placeholder=\"Product name\":required}} "
-    "version {{version | text:default=\"1.0\"}}, released {{date | date:required}} ({{CURRENT_WEEKDAY}} build).\n"
+    'Write release notes for {{product | text:placeholder="Product name":required}} '
+    'version {{version | text:default="1.0"}}, released {{date | date:required}} ({{CURRENT_WEEKDAY}} build).\n'
     "Audience: {{audience}}.\n"
-    "Tone: {{tone | select:options=[\"Formal\",\"Friendly\",\"Terse\"]:default=\"Friendly\"}}.\n"
-    "At most {{items | number:min=1:max=20:step=1:default=5:description=\"How many bullet points\"}} items.\n"
-    "Include breaking changes: {{breaking | checkbox:label=\"Mention breaking changes\"}}.\n"
-    "Changes:\n{{changes | textarea:description=\"One change per line\":required}}",
+    'Tone: {{tone | select:options=["Formal","Friendly","Terse"]:default="Friendly"}}.\n'
+    'At most {{items | number:min=1:max=20:step=1:default=5:description="How many bullet points"}} items.\n'
+    'Include breaking changes: {{breaking | checkbox:label="Mention breaking changes"}}.\n'
+    'Changes:\n{{changes | textarea:description="One change per line":required}}',
     description="Turn a list of changes into release notes for users.",
     tags=("writing",),
 )

@@ -34,10 +34,8 @@ from visindigo.engine import (
     WaitingForProvider,
 )
 from visindigo.engine.approval import ApprovalCallback
-
-from ..sanitize import clean
-from ..widgets.progress_text import progress_line
-from .events import (
+from visindigo.tui.common.sanitize import clean
+from visindigo.tui.workbench.events import (
     MessageAdded,
     MessageChanged,
     RunEnded,
@@ -53,7 +51,8 @@ from .events import (
     ToolStarted,
     UsageChanged,
 )
-from .runs import RunState
+from visindigo.tui.workbench.progress_text import progress_line
+from visindigo.tui.workbench.runs import RunState
 
 log = logging.getLogger(__name__)
 

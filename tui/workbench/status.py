@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 from visindigo.engine import Capability, Center, Dialog, NoModelAvailable, Provider
 from visindigo.engine.parameters import summary as parameters_summary
-
-from .runs import RunState
+from visindigo.tui.workbench.runs import RunState
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,10 +21,9 @@ from typing import Any, Protocol
 from visindigo.engine import Center, Dialog, Message, Role
 from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallRequest
 from visindigo.engine.storage.errors import StoreRepairing
-
-from . import branches
-from .attachments import Pending, attach_pending
-from .events import (
+from visindigo.tui.workbench import branches
+from visindigo.tui.workbench.attachments import Pending, attach_pending
+from visindigo.tui.workbench.events import (
     DialogChanged,
     MessageAdded,
     RunEvent,
@@ -33,8 +32,8 @@ from .events import (
     TreeChanged,
     WorkbenchEvent,
 )
-from .runs import Runs, RunState
-from .status import StatusInfo, UsageTally, status_info
+from visindigo.tui.workbench.runs import Runs, RunState
+from visindigo.tui.workbench.status import StatusInfo, UsageTally, status_info
 
 log = logging.getLogger(__name__)
 
@@ -303,8 +302,10 @@ class Workbench:
     def editable_index(self, preferred: int | None = None, dialog: Dialog | None = None) -> int:
         """The message "edit" works on: `preferred` if it is the user's, else the user's last one."""
         dialog = dialog or self.shown
-        if preferred is not None and 0 <= preferred < dialog.message_count and (
-            dialog.message_at(preferred).role in _ASKING
+        if (
+            preferred is not None
+            and 0 <= preferred < dialog.message_count
+            and (dialog.message_at(preferred).role in _ASKING)
         ):
             return preferred
         for index in range(dialog.message_count - 1, -1, -1):
@@ -331,7 +332,9 @@ class Workbench:
             raise Refused("This dialog is already answering.")
         if self.host is None:
             raise RuntimeError("the workbench has no run host")
-        from .driving import drive  # with the engine's events it drives: loaded by the warm-up, not at start
+        from visindigo.tui.workbench.driving import (
+            drive,  # with the engine's events it drives: loaded by the warm-up, not at start
+        )
 
         state = self.runs.new(dialog.id)
         state.running = True

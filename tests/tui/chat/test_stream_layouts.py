@@ -1,0 +1,310 @@
+"""What a streamed frame costs Textual (issue 14 §3): at most one layout per frame, none while the growing end
+of the reply still fits the room reserved for it, and a final render that shows the streamed text at once and
+colours its code afterwards, off the event loop."""
+
+from __future__ import annotations
+
+import difflib
+import html
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import Label, Static
+from textual.widgets._markdown import MarkdownParagraph
+
+from tests.tui.helpers import make_center, seeded_dialog, wait_until
+from visindigo.engine import Message, Role
+from visindigo.tui.chat.markdown.live_markdown import LiveMarkdown, PlainFence
+from visindigo.tui.chat.markdown.stream_tail import TAIL_STEP
+from visindigo.tui.chat.message_list import MessageList
+from visindigo.tui.chat.message_view import MessageView
+from visindigo.tui.workbench import RunState
+
+SENTENCE = "the plan keeps every branch of the work so a regenerated answer never replaces the one before it"
+WORDS = SENTENCE.split(" ")
+
+
+class Host(App[None]):
+    """The message list of the app, following a reply that streams into it."""
+
+    def compose(self) -> ComposeResult:
+        yield MessageList()
+
+    async def open(self) -> tuple[MessageList, RunState, MessageView]:
+        messages = self.query_one(MessageList)
+        await messages.show_dialog(seeded_dialog(make_center([]), [("a question", "an answer")]))
+        messages.anchor()
+        run = RunState("dialog", running=True, round=1, streaming=True)
+        await messages.open_stream(1)
+        view = messages.streaming_view
+        assert view is not None
+        return messages, run, view
+
+
+@pytest.fixture
+def layouts(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Counts the screen's layouts (each entry: one `_refresh_layout`)."""
+    done: list[int] = []
+    textual_refresh_layout = Screen._refresh_layout
+
+    def counted(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
+        done.append(1)
+        textual_refresh_layout(self, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    yield done
+
+
+async def _frame(pilot: Any, stream: tuple[MessageList, RunState, MessageView], text: str, layouts: list[int]) -> int:
+    """Flush one frame's text as the pane's frame timer does, and run the screen's updates until none is
+    pending; the layouts it took, negative for a frame in which the pane renewed the room it keeps under the
+    reply (every half pane: that frame also scrolls the pane, and a scrolling container's new virtual size is a
+    layout of its own in Textual)."""
+    messages, run, view = stream
+    before = len(layouts)
+    room = view.query_one(LiveMarkdown).styles.min_height
+    run.text_parts.append(text)
+    await messages.flush(run)
+    for _ in range(3):  # the frame's own update, and any second pass it asks for
+        await pilot.pause()
+        screen = pilot.app.screen
+        screen._on_timer_update()  # (what the screen's update timer does, run now rather than raced)
+    if view.query_one(LiveMarkdown).styles.min_height != room:
+        return -(len(layouts) - before)  # the pane renewed the room under the reply: it scrolls once (see below)
+    return len(layouts) - before
+
+
+def _words(seed: int, count: int) -> str:
+    return " ".join(WORDS[(seed + i) % len(WORDS)] for i in range(count)) + " "
+
+
+async def test_a_streaming_paragraph_is_laid_out_at_most_once_per_frame_and_mostly_not_at_all(
+    layouts: list[int],
+) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        stream = await app.open()
+        view = stream[2]
+        await _frame(pilot, stream, "Intro paragraph.\n\n", layouts)
+        per_frame = [await _frame(pilot, stream, _words(frame, 6), layouts) for frame in range(40)]
+        assert max(per_frame) <= 1 and min(per_frame) >= -3 and sum(n < 0 for n in per_frame) <= 2, str(per_frame)
+        # ~40 characters a frame at ~96 columns: the paragraph outgrows its reserved room every few frames only
+        assert per_frame.count(0) >= len(per_frame) * 2 // 3, per_frame
+        paragraph = view.query(MarkdownParagraph).last()
+        assert paragraph.styles.min_height is not None  # the growing end has room reserved under its text
+        shown = "\n".join(line.text for line in paragraph.render_lines(paragraph.region.reset_offset))
+        assert _words(39, 6).strip() in " ".join(shown.split())  # and the last frame's words are drawn
+
+
+async def test_a_new_block_costs_one_layout_however_many_blocks_are_settled(layouts: list[int]) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        stream = await app.open()
+        view = stream[2]
+        per_block = []
+        for block in range(30):  # (40 rows: the reply outgrows the pane, which then scrolls in steps)
+            per_block.append(await _frame(pilot, stream, f"Paragraph {block}: {_words(block, 5)}\n\n", layouts))
+        assert max(per_block) <= 1 and min(per_block) >= -3, str(per_block)
+        assert sum(n < 0 for n in per_block) <= 6, str(per_block)  # 30 blocks of 2 lines: the room renewed < 6 times
+        markdown = view.query_one(LiveMarkdown)
+        assert len(markdown.children) >= 30
+        settled = list(markdown.children)[:-1]
+        assert all(block.styles.inline.min_height is None for block in settled)  # only the growing end keeps room
+
+
+async def test_a_growing_code_block_is_repainted_in_its_room_without_layouts(layouts: list[int]) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        stream = await app.open()
+        view = stream[2]
+        await _frame(pilot, stream, "Code:\n\n```python\n", layouts)
+        per_line = [await _frame(pilot, stream, f"value_{line} = {line}\n", layouts) for line in range(24)]
+        assert max(per_line) <= 1 and min(per_line) >= -3, str(per_line)
+        # a layout only when the code outgrows the TAIL_STEP lines reserved (the first line too: a new block)
+        assert sum(abs(n) for n in per_line) <= 24 // TAIL_STEP + 4, str(per_line)
+        label = view.query_one(PlainFence).query_one("#code-content", Label)
+        assert "value_23 = 23" in label.content.plain
+
+
+GROWING = [
+    "Code:\n\n```python\n",
+    *(f"value_{line} = {line}\n" for line in range(14)),
+    "value_14 = 1",
+    "4 + 1\n",
+    "long_line = '" + "x" * 120 + "'\n```\n\n",  # (wider than the pane: the block is laid out again)
+    "A paragraph long enough to wrap over several lines of the pane, growing a ",
+    "few words at a time, with *emphasis* and a **bold run that goes on over ",
+    "the end of the frame and closes** later, and a word split in ha",
+    "lf by a frame, and ",
+    "日本語のテキストも",
+    "折り返されて、幅の広い文字が行末に来る ",
+    *(_words(frame, 7) for frame in range(12)),
+    "`code that clo",
+    "ses` and the end.",
+]
+
+
+#: Piece number → the terminal's new size before it (narrower, then wider, while the paragraph grows).
+RESIZE_AT = {len(GROWING) - 10: (70, 40), len(GROWING) - 6: (120, 40)}
+
+
+def _screen(app: App[None]) -> str:
+    return app.export_screenshot()
+
+
+def _text_lines(svg: str) -> list[str]:
+    """The text of a screenshot's lines (to say what differs)."""
+    return [html.unescape(re.sub(r"<[^>]+>", "", line)) for line in re.findall(r"<text[^>]*>(.*?)</text>", svg)]
+
+
+async def test_a_growing_block_repaints_only_its_new_lines_and_shows_what_a_full_repaint_shows(
+    layouts: list[int],
+) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        stream = await app.open()
+        messages, run, view = stream
+        code_repaints: list[int] = []
+        for number, piece in enumerate(GROWING):
+            if number in RESIZE_AT:  # a terminal resized mid-stream: the paragraph wraps anew
+                await pilot.resize_terminal(*RESIZE_AT[number])
+                await pilot.pause()
+            run.text_parts.append(piece)
+            await messages.flush(run)
+            labels = view.query("#code-content")
+            if labels and piece.startswith("value_") and labels.first().size:
+                code_repaints.append(sum(region.height for region in labels.first()._repaint_regions))
+            for _ in range(3):
+                await pilot.pause()
+                app.screen._on_timer_update()
+            drawn = _screen(app)
+            for widget in view.query("*"):  # a full repaint of every block: what the screen must show
+                widget.refresh()
+            await pilot.pause()
+            app.screen._on_timer_update()
+            full = _screen(app)
+            assert full == drawn, f"after {piece!r} the screen showed stale lines:\n" + "\n".join(
+                difflib.unified_diff(_text_lines(drawn), _text_lines(full), lineterm="", n=1)
+            )
+        markdown = view.query_one(LiveMarkdown)
+        assert markdown.source.endswith("the end.")
+    # a frame that adds a line to a code block repaints that line (and the one before), not the whole block
+    # (the first lines fill the block's first box; each time the code outgrows its room it is laid out whole)
+    assert len(code_repaints) == 15 and sorted(code_repaints)[10] <= 3, code_repaints
+
+
+LISTS = [
+    "Steps:\n\n- first item, a few words ",
+    "that keep coming for a while ",
+    *(_words(frame, 6) for frame in range(6)),
+    "\n- second item ",
+    *(_words(frame, 5) for frame in range(5)),
+    "**bold that clo",
+    "ses** and more\n  - a nested item ",
+    *(_words(frame, 5) for frame in range(4)),
+    "\n\n1. an ordered one ",
+    *(_words(frame, 6) for frame in range(4)),
+    "\n2. and another ",
+    *(_words(frame, 6) for frame in range(4)),
+    "\n\nAfter the lists.",
+]
+
+
+def _shape(widget: Any) -> list[tuple[str, str]]:
+    """What a Markdown widget shows, block by block: each descendant's type and text."""
+    shape = []
+    for node in widget.query("*"):
+        content = getattr(node, "_content", None)
+        shape.append((type(node).__name__, content.plain if content is not None else ""))
+    return shape
+
+
+async def test_a_growing_list_grows_in_place_and_ends_as_its_full_parse(layouts: list[int]) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        stream = await app.open()
+        view = stream[2]
+        per_frame = []
+        for piece in LISTS:
+            per_frame.append(await _frame(pilot, stream, piece, layouts))
+            drawn = _screen(app)
+            for widget in view.query("*"):
+                widget.refresh()
+            await pilot.pause()
+            app.screen._on_timer_update()
+            assert _screen(app) == drawn, f"after {piece!r} the screen showed stale lines"
+        streamed = view.query_one(LiveMarkdown)
+        fresh = LiveMarkdown(streamed.source, live=True)
+        await app.query_one(MessageList).mount(fresh)
+        await pilot.pause()
+        assert _shape(streamed) == _shape(fresh)
+    # the frames that only lengthen the last item's text mostly need no layout (before: one each)
+    growing = per_frame[2:8] + per_frame[9:14]
+    assert growing.count(0) >= len(growing) // 2, per_frame
+
+
+REPLY = "Some text.\n\n```python\ndef f(value):\n    return value + 1\n```\n"
+
+
+async def test_the_final_render_shows_the_streamed_text_at_once_and_colours_it_after() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        _messages, _run, view = await app.open()
+        for piece in (REPLY[:14], REPLY[14:40], REPLY[40:]):
+            await view.write(piece)
+        await pilot.pause()
+        fence = view.query_one(PlainFence)
+        label = fence.query_one("#code-content", Label)
+        streamed = label.content.plain
+        await view.finish(Message(Role.ASSISTANT, REPLY), 0)
+        # finish returned: the streamed blocks stay, the code still plain (its colours are made in a thread)
+        assert view.query_one(PlainFence) is fence and not label.content.spans
+        assert label.content.plain == streamed
+        assert await wait_until(pilot, lambda: bool(label.content.spans), seconds=30)
+        assert label.content.plain == streamed  # the coloured code is the same text: nothing moves
+        assert fence.coloured
+        # then (not before: it moves the pane) the room kept for more text goes, and "streaming…" with it
+        markdown = view.query_one(LiveMarkdown)
+        assert await wait_until(
+            pilot, lambda: markdown.styles.min_height is None and label.styles.inline.min_height is None, seconds=30
+        )
+        assert "streaming" not in str(view.query_one(".status", Static).content)
+
+
+async def test_text_not_yet_flushed_when_the_message_arrives_is_appended_not_rendered_again() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        _messages, _run, view = await app.open()
+        await view.write(REPLY[:40])  # the message is added before the last frame flushed the rest
+        await pilot.pause()
+        first = view.query_one(LiveMarkdown).children[0]
+        await view.finish(Message(Role.ASSISTANT, REPLY), 0)
+        markdown = view.query_one(LiveMarkdown)
+        assert markdown.children[0] is first  # the streamed blocks kept: no full render on the event loop
+        assert markdown.source == REPLY
+        fence = view.query_one(PlainFence)
+        assert "return value + 1" in fence.code
+        assert await wait_until(pilot, lambda: fence.coloured, seconds=30)
+
+
+async def test_a_finished_reply_leaves_no_blank_line_under_its_last_block() -> None:
+    """The final render keeps the streamed blocks, so it must also drop the last one's bottom margin (a full
+    render did that on its contents event): else every streamed reply ends with a blank line (the demo showed one
+    between an answer and its tool call)."""
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        _messages, _run, view = await app.open()
+        text = "Let me check the weather in **Osaka** first."
+        await view.write(text)
+        await pilot.pause()
+        await view.finish(Message(Role.ASSISTANT, text), 0)
+        markdown = view.query_one(LiveMarkdown)
+        assert await wait_until(pilot, lambda: markdown.styles.min_height is None, seconds=30)
+        await pilot.pause()
+        [paragraph] = markdown.children
+        assert paragraph.styles.margin.bottom == 0
+        assert markdown.outer_size.height == 1

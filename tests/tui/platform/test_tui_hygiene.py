@@ -1,0 +1,24 @@
+"""Widgets and screens never talk to the network or the database themselves: that is the engine's job.
+
+The issue's rule ("widgets never call httpx or sqlite") read from the sources, because the TUI imports much of
+what it uses lazily, inside functions, where an import-time check would miss it.
+"""
+
+import re
+from pathlib import Path
+
+TUI_DIR = Path(__file__).resolve().parents[3] / "tui"
+FORBIDDEN = re.compile(
+    r"^\s*(from|import)\s+(httpx|httpx_sse|sqlite3|socket|urllib|http\.client|requests|aiohttp)\b", re.MULTILINE
+)
+
+
+def test_no_tui_source_file_imports_a_network_or_database_library() -> None:
+    sources = list(TUI_DIR.rglob("*.py"))
+    assert len(sources) > 20  # the folder is where this test thinks it is
+    offenders = [
+        f"{path.relative_to(TUI_DIR)}: {match.group(0).strip()}"
+        for path in sources
+        for match in FORBIDDEN.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

@@ -1,0 +1,44 @@
+"""Textual messages that carry the workbench's news, and the app-wide ones.
+
+A widget that follows the workbench subscribes with `listen(widget, workbench)`: each workbench event reaches it
+as a `WorkbenchNews` in its own message queue, so it handles them in order, one at a time, like any other message.
+The news does not bubble: each listener gets its own copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.message import Message
+from textual.message_pump import MessagePump
+
+from visindigo.tui.workbench import Workbench
+from visindigo.tui.workbench.events import WorkbenchEvent
+
+
+class WorkbenchNews(Message, bubble=False):
+    """One workbench event for the widget it was posted to."""
+
+    def __init__(self, event: WorkbenchEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+def listen(target: MessagePump, workbench: Workbench, *only: type[WorkbenchEvent]) -> Callable[[], None]:
+    """Post the workbench's events (`only` these kinds, when given) to `target` from now on; returns the function
+    that stops it. Naming the kinds keeps a stream's frequent news (`TextArrived`) away from widgets that ignore
+    it."""
+
+    def post(event: WorkbenchEvent) -> None:
+        if not only or isinstance(event, only):
+            target.post_message(WorkbenchNews(event))
+
+    return workbench.subscribe(post)
+
+
+class DialogsChanged(Message):
+    """Dialogs were added, removed, renamed or re-linked: the tree should be rebuilt."""
+
+    def __init__(self, select_id: str = "") -> None:
+        super().__init__()
+        self.select_id = select_id

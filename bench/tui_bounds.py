@@ -99,7 +99,7 @@ def measure_big(server: LLMServer, home: Path) -> None:
             time.sleep(0.005)
         unfolded = time.perf_counter() - unfold_sent
         time.sleep(2.0)  # a user reading it, then going back to typing (ctrl+l; a paste read with it goes to the
-        terminal.type(b"\x0c")  # composer too, tests/tui/test_focus_race.py)
+        terminal.type(b"\x0c")  # composer too, tests/tui/main/test_focus_race.py)
         time.sleep(0.5)
         unfolding = []
         for _ in range(10):

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from tests.llm_server import LLMServer, openai_stream
-from tests.tui.test_hostile_terminal import EmulatedTerminal
-from tests.tui.test_terminal_gone import make_home
+from tests.tui.platform.test_hostile_terminal import EmulatedTerminal
+from tests.tui.platform.test_terminal_gone import make_home
 
 SIZE = 5_000_000
 PIECE = 1_000

@@ -318,7 +318,7 @@ async def test_x_cancels_the_focused_column_esc_cancels_all_and_leaving_keeps_ev
 
 async def test_each_column_asks_for_its_own_tool_calls_one_at_a_time(llm_server: LLMServer) -> None:
     from tests.llm_server import openai_stream, openai_tool_call
-    from tests.tui.test_main_features import Dangerous
+    from tests.tui.main.test_main_features import Dangerous
     from visindigo.tui.common.approval import ApprovalScreen
 
     asked: dict[str, int] = {}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.tui.compare.test_compare_screens import picks
 from tests.tui.screens_host import ScreenHost
-from tests.tui.test_compare_screens import picks
 from visindigo.engine import Center
 from visindigo.tui.compare.diff import DiffChoice, DiffScreen
 from visindigo.tui.compare.scores import ScoresScreen

@@ -8,8 +8,8 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from tests.tui.compare.test_compare_screens import a_family
 from tests.tui.screens_host import screen_text
-from tests.tui.test_compare_screens import a_family
 from visindigo.engine import Center
 from visindigo.themes import register_themes
 from visindigo.tui.compare.diff import DiffScreen

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.llm_server import LLMServer, openai_stream
-from tests.tui.test_hostile_terminal import EmulatedTerminal
+from tests.tui.platform.test_hostile_terminal import EmulatedTerminal
 from visindigo.engine import Center, Role
 
 #: Generous for a loaded machine; the app itself leaves within about a second.

@@ -13,10 +13,8 @@ flush) and keeps the views in step. Which dialog, which run and which keys are t
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message as TextualMessage
 from textual.widgets import Static
@@ -65,7 +63,7 @@ class Notice(Static):
     """
 
 
-class MessageList(WindowedViews, VerticalScroll):
+class MessageList(WindowedViews):
     """Message views of `dialog`, the streaming reply, and the cursor."""
 
     class CursorMoved(TextualMessage):
@@ -84,23 +82,9 @@ class MessageList(WindowedViews, VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.dialog: Dialog | None = None
-        self._window = Window(0, 0, 0)
         self._stream_view: MessageView | None = None
         self._stream_round = 0
         self._parts_shown = 0
-        self._alternatives: dict[int, tuple[int, int]] = {}
-        self._cursor: MessageView | None = None
-        self._loading = False
-        #: Views of the window still to mount after the first paint: (generation, indexes, above the others).
-        self._pending: tuple[int, list[int], bool] | None = None
-        self._generation = 0
-        #: Rows of each message at `_rows_width` (measured, or estimated) for the space of those outside the window.
-        self._rows: dict[int, int] = {}
-        self._rows_width = 0
-        self._autoload_suspended = 0
-        self._marker = EarlierMarker(Content(""))
-        self._later = LaterMarker(Content(""))
 
     @property
     def first_mounted(self) -> int:
@@ -141,9 +125,9 @@ class MessageList(WindowedViews, VerticalScroll):
         view = _message_view()(message, index)
         if message.role is Role.TOOL:
             name, arguments = self._call_of(index, message.tool_call_id)
-            view._tool_state.update(name=name, arguments=arguments)
+            view.prepare(name=name, arguments=arguments)
         if index in self._alternatives:
-            view._alternatives = self._alternatives[index]
+            view.prepare(alternatives=self._alternatives[index])
         return view
 
     def _call_of(self, index: int, call_id: str) -> tuple[str, str]:
@@ -202,12 +186,6 @@ class MessageList(WindowedViews, VerticalScroll):
                 position, total = self._alternatives.get(view.index, (0, 0))
                 view.set_alternatives(position, total)
 
-    def _suspend_autoload(self) -> None:
-        self._autoload_suspended += 1
-
-    def _resume_autoload(self) -> None:
-        self._autoload_suspended = max(0, self._autoload_suspended - 1)
-
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if self._autoload_suspended or self._loading:
@@ -224,12 +202,6 @@ class MessageList(WindowedViews, VerticalScroll):
             bottom = self._later.virtual_region.y - self.size.height - LOAD_MARGIN
         if not self._window.reaches_end and new_value >= bottom > old_value:
             self.run_worker(self.load_later(), group="load-later", exclusive=True, exit_on_error=False)
-
-    def _scroll_quietly(self, scroll: Callable[[], object]) -> None:
-        """Scroll without that counting as the user reaching the top (which loads earlier messages)."""
-        self._suspend_autoload()
-        scroll()
-        self.call_after_refresh(self._resume_autoload)
 
     # --- live updates from a run ----------------------------------------------------------------------------
 
@@ -355,7 +327,7 @@ class MessageList(WindowedViews, VerticalScroll):
         if any(view.index is None and view.call_id == call_id for view in self.views):
             return  # (a finished call of an earlier round may have used the same id: that one has an index)
         view = _message_view()(Message(Role.TOOL, "", tool_call_id=call_id, name=function_id), None)
-        view._tool_state.update(name=function_id, arguments=arguments, running=True)
+        view.prepare(name=function_id, arguments=arguments, running=True)
         if self._window.reaches_end:
             await self.mount(view, before=self._later)
 

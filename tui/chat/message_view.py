@@ -307,6 +307,13 @@ class MessageView(Widget):
     def alternatives(self) -> tuple[int, int] | None:
         return self._alternatives
 
+    def prepare(self, *, alternatives: tuple[int, int] | None = None, **tool_state: Any) -> None:
+        """What a view shows from its first frame, set before it is mounted (nothing is redrawn): the ◀ n/m ▶
+        of its alternatives, and for a tool block the call's name, arguments and whether it runs."""
+        if alternatives is not None:
+            self._alternatives = alternatives
+        self._tool_state.update(tool_state)
+
     # --- streaming -----------------------------------------------------------------------------------------
 
     def start_stream(self) -> bool:

@@ -10,8 +10,10 @@ or the session. This is the part of `MessageList` that mounts and removes views 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
@@ -72,45 +74,60 @@ class LaterMarker(EarlierMarker):
         self.update(Content(f"↓ {count:,} later {noun}: scroll down or press End to show them"))
 
 
-class WindowedViews:
-    """Mounts the views of the list's window and moves it; mixed into `MessageList` (which has the views)."""
+class WindowedViews(VerticalScroll):
+    """A scrolling list of message views of which only a window is mounted: it owns the window, the markers
+    standing for the messages outside it and their measured rows, and moves the window; `MessageList` makes
+    the views and adds the streaming reply and the cursor."""
 
-    if TYPE_CHECKING:  # what the list provides
-        dialog: Dialog | None
-        app: Any
-        scroll_y: float
-        virtual_size: Any
-        _window: Window
-        _marker: EarlierMarker
-        _later: LaterMarker
-        _loading: bool
-        _cursor: MessageView | None
-        _alternatives: dict[int, tuple[int, int]]
-        _pending: tuple[int, list[int], bool] | None
-        _rows: dict[int, int]
-        _rows_width: int
-        _generation: int
-        size: Any
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.dialog: Dialog | None = None
+        self._window = Window(0, 0, 0)
+        self._alternatives: dict[int, tuple[int, int]] = {}
+        self._cursor: MessageView | None = None
+        self._loading = False
+        #: Views of the window still to mount after the first paint: (generation, indexes, above the others).
+        self._pending: tuple[int, list[int], bool] | None = None
+        self._generation = 0
+        #: Rows of each message at `_rows_width` (measured, or estimated) for the space of those outside the window.
+        self._rows: dict[int, int] = {}
+        self._rows_width = 0
+        self._autoload_suspended = 0
+        self._marker = EarlierMarker(Content(""))
+        self._later = LaterMarker(Content(""))
 
-        @property
-        def views(self) -> list[MessageView]: ...
-        def _make_view(self, index: int) -> MessageView: ...
-        def _suspend_autoload(self) -> None: ...
-        def _resume_autoload(self) -> None: ...
-        def _scroll_quietly(self, scroll: Any) -> None: ...
-        def call_after_refresh(self, callback: Any, *args: Any) -> bool: ...
-        def scroll_to(self, *args: Any, **kwargs: Any) -> None: ...
-        def scroll_home(self, *args: Any, **kwargs: Any) -> None: ...
-        def release_anchor(self) -> None: ...
-        def anchor(self, anchor: bool = True) -> None: ...
-        def scroll_to_widget(self, *args: Any, **kwargs: Any) -> bool: ...
-        @property
-        def max_scroll_y(self) -> int: ...
-        def remove_children(self, selector: Any = "*") -> Any: ...
-        def mount_all(self, widgets: Any, *, before: Any = None, after: Any = None) -> Any: ...
-        async def stop_stream(self) -> None: ...
-        async def show_dialog(self, dialog: Dialog, **kwargs: Any) -> None: ...
-        def run_worker(self, work: Any, **kwargs: Any) -> Any: ...
+    # --- what the list provides -------------------------------------------------------------------------------
+
+    @property
+    def views(self) -> list[MessageView]:
+        """The mounted message views, in order."""
+        raise NotImplementedError
+
+    def _make_view(self, index: int) -> MessageView:
+        """A new view of message `index` of the dialog."""
+        raise NotImplementedError
+
+    async def stop_stream(self) -> None:
+        """End the live reply's stream (its view stops growing)."""
+        raise NotImplementedError
+
+    async def show_dialog(self, dialog: Dialog, *, alternatives: dict[int, tuple[int, int]] | None = None) -> None:
+        """Show `dialog`'s last messages."""
+        raise NotImplementedError
+
+    # --- scrolling without loading --------------------------------------------------------------------------
+
+    def _suspend_autoload(self) -> None:
+        self._autoload_suspended += 1
+
+    def _resume_autoload(self) -> None:
+        self._autoload_suspended = max(0, self._autoload_suspended - 1)
+
+    def _scroll_quietly(self, scroll: Callable[[], object]) -> None:
+        """Scroll without that counting as the user reaching the top (which loads earlier messages)."""
+        self._suspend_autoload()
+        scroll()
+        self.call_after_refresh(self._resume_autoload)
 
     async def _mount_window(self, window: Window, *, staged: str | None = None) -> None:
         """Replace every view with those of `window`, between the earlier and later markers.

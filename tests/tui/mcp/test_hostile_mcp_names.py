@@ -16,7 +16,7 @@ from visindigo.engine.mcp import MCPManager
 from visindigo.engine.paths import ensure_dirs, resolve_paths
 from visindigo.tui.mcp.servers import MCPServersScreen
 
-SERVER = Path(__file__).parents[1] / "hostile_mcp_server.py"
+SERVER = Path(__file__).with_name("hostile_mcp_server.py")
 CONTROLS = {chr(c) for c in range(0x20) if chr(c) not in "\n"} | {chr(c) for c in range(0x7F, 0xA0)} | {
     "\u202e", "\u2066", "\u2069"
 }  # fmt: skip

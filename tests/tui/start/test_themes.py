@@ -217,7 +217,7 @@ def test_the_literal_colour_check_catches_literals() -> None:
 
 def test_tcss_uses_theme_variables_only() -> None:
     blocks = _css_blocks()
-    assert any("screens/approval.py" in where for where, _ in blocks)
+    assert any("common/approval.py" in where for where, _ in blocks)
     offenders = [f"{where}: {m.group(0)}" for where, css in blocks for m in _LITERAL_COLOUR.finditer(css)]
     assert offenders == []
 

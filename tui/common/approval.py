@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -100,3 +100,14 @@ class ApprovalScreen(ModalFrame[Approval]):
 
     def action_answer(self, answer: str) -> None:
         self.dismiss(Approval(answer))
+
+
+async def approve(app: App[Any], request: ToolCallRequest) -> Approval:
+    """The engine's approval callback: a modal, inside the run's worker."""
+    screen = ApprovalScreen(request)
+    try:
+        return await app.push_screen_wait(screen)
+    except BaseException:
+        if screen.is_attached and app.screen is screen:
+            app.pop_screen()
+        raise

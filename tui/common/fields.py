@@ -16,15 +16,19 @@ sequences and never parsed as markup.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.suggester import Suggester
 from textual.validation import ValidationResult, Validator
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
 from visindigo.engine.templates import TemplateField
-from visindigo.tui.common.editing_area import EditingArea
 from visindigo.tui.common.sanitize import clean
 
 #: Characters a date or a number input accepts; anything else is refused as it is typed.
@@ -154,3 +158,56 @@ def widget_value(widget: Widget) -> str:
         value = widget.value
         return "" if value is Select.NULL else str(value)
     raise TypeError(f"not a template field widget: {widget!r}")
+
+
+# A multi-line editor where Ctrl+J makes a new line, as it does in the composer.
+#
+# Enter already does in a plain `TextArea`, but users learn Ctrl+J in the composer (where Enter sends) and press
+# it everywhere; in a bare TextArea it did nothing. Ctrl+J is a distinct byte (LF) on every terminal, SSH too.
+#
+
+
+class EditingArea(TextArea):
+    """`TextArea` plus Ctrl+J for a new line."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+j", "newline", "New line", show=False)]
+
+    def action_newline(self) -> None:
+        start, end = self.selection
+        self.replace("\n", start, end, maintain_selection_offset=False)
+
+
+# Suggestions from an MCP server (`completion/complete`) for a form field, as Textual's inline suggestion.
+#
+# The suggestion appears greyed after what is typed and → accepts it, as anywhere in Textual. Used for the
+# arguments of server prompts in the template form and for the variables of resource templates.
+#
+
+
+class ServerSuggester(Suggester):
+    """Asks `source.complete(server, kind, name, argument, value, context)` for the first match."""
+
+    def __init__(
+        self,
+        source: Any,
+        server: Any,
+        kind: str,
+        name: str,
+        argument: str,
+        context: Callable[[], dict[str, str]] | None = None,
+    ) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.source = source
+        self.server = server
+        self.kind = kind
+        self.name = name
+        self.argument = argument
+        self.context = context
+
+    async def get_suggestion(self, value: str) -> str | None:
+        context = self.context() if self.context is not None else {}
+        try:
+            values = await self.source.complete(self.server, self.kind, self.name, self.argument, value, context)
+        except Exception:  # a server failing to complete only means no suggestion
+            return None
+        return next((v for v in values if v.startswith(value) and v != value), None)

@@ -21,7 +21,7 @@ from visindigo.engine.compare.comparison import MAX_MODELS, MIN_MODELS
 from visindigo.engine.compare.last_set import last_set, remember_set
 from visindigo.engine.provider import ModelInfo, Provider
 from visindigo.tui.common.modal import sanitize
-from visindigo.tui.setup.model_picker import ModelBrowser, ModelLister
+from visindigo.tui.common.model_browser import ModelBrowser, ModelLister
 
 
 @dataclass(frozen=True, slots=True)

@@ -246,7 +246,7 @@ class CompareScreen(Screen[CompareOutcome]):
         """Ask in the column that wants the tool: it comes to the front and its header says it asks; one column
         asks at a time (the others wait in line)."""
         from visindigo.tui.common.approval import ApprovalScreen
-        from visindigo.tui.main.modals import approve as approve_anywhere
+        from visindigo.tui.common.approval import approve as approve_anywhere
 
         column = self._column_of(request.dialog_id)
         if column is None or not self.is_attached:

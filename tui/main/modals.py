@@ -17,7 +17,6 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from visindigo.engine import Center, Dialog, Message
-from visindigo.engine.approval import Approval, ToolCallRequest
 from visindigo.tui.common.sanitize import clean_line
 from visindigo.tui.workbench import Refused, Workbench
 
@@ -180,19 +179,6 @@ async def confirm_link(app: App[Any], href: str) -> None:
         ConfirmScreen("Open link?", f"The model's text links to:\n\n{href}\n\nOpen it in your browser?", "Open")
     ):
         app.open_url(href)
-
-
-async def approve(app: App[Any], request: ToolCallRequest) -> Approval:
-    """The engine's approval callback: a modal, inside the run's worker."""
-    from visindigo.tui.common.approval import ApprovalScreen
-
-    screen = ApprovalScreen(request)
-    try:
-        return await app.push_screen_wait(screen)
-    except BaseException:
-        if screen.is_attached and app.screen is screen:
-            app.pop_screen()
-        raise
 
 
 def report_failure(node: Widget, event: Worker.StateChanged) -> None:

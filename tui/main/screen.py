@@ -28,6 +28,7 @@ from visindigo.tui.chat.composer import Composer, ComposerInput
 from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.chat.reasoning_drawer import ReasoningDrawer
 from visindigo.tui.chat.status_line import StatusLine
+from visindigo.tui.common.approval import approve
 from visindigo.tui.common.copy_actions import copy_last_answer, save_last_copy
 from visindigo.tui.common.messages import DialogsChanged, WorkbenchNews, listen
 from visindigo.tui.main import modals
@@ -140,7 +141,7 @@ class MainScreen(ModalLaunchers, Screen[None]):
         self.workers.cancel_group(self, group)
 
     async def approve(self, request: ToolCallRequest) -> Approval:
-        return await modals.approve(self.app, request)
+        return await approve(self.app, request)
 
     def _in_worker(self, flow: Coroutine[Any, Any, None], group: str = "modal") -> Worker[None]:
         """Run a flow that waits for a modal (push_screen_wait needs a worker); failures are reported."""

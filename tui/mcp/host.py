@@ -37,7 +37,7 @@ class AppHost:
 
     async def sign_in(self, server: str, url: str, finished: asyncio.Event) -> None:
         """Show the authorization page until `finished` (the redirect arrived); returns early if given up."""
-        from visindigo.tui.setup.sign_in import SignInScreen
+        from visindigo.tui.mcp.sign_in_page import SignInScreen
 
         await self._ask(SignInScreen(server, url, finished), None)
 

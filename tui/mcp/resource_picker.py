@@ -131,7 +131,7 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
         await fields.mount_all([FieldRow(spec, index, "") for index, spec in enumerate(specs)])
         self.add_class("-template")
         rows = list(self.query(FieldRow))
-        from visindigo.tui.common.completion import ServerSuggester
+        from visindigo.tui.common.fields import ServerSuggester
 
         for row in rows:
             if isinstance(row.widget, Input):

@@ -18,7 +18,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 
 from visindigo.engine import Prompt
 from visindigo.tui.common.confirm import ConfirmScreen
-from visindigo.tui.common.editing_area import EditingArea
+from visindigo.tui.common.fields import EditingArea
 from visindigo.tui.common.modal import ModalFrame
 from visindigo.tui.common.sanitize import clean
 

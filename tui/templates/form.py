@@ -196,7 +196,7 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
         info = getattr(template, "info", None)
         if info is None or not hasattr(source, "complete"):
             return
-        from visindigo.tui.common.completion import ServerSuggester
+        from visindigo.tui.common.fields import ServerSuggester
 
         for row in self.rows():
             if isinstance(row.widget, Input):

@@ -204,7 +204,7 @@ async def test_signing_in_from_the_mcp_screen_shows_the_page_and_closes_when_the
     from visindigo.engine.mcp import MCPManager, ServerState
     from visindigo.engine.paths import Paths
     from visindigo.tui.mcp.servers import MCPServersScreen
-    from visindigo.tui.setup.sign_in import SignInScreen
+    from visindigo.tui.mcp.sign_in_page import SignInScreen
 
     processes = ServerProcesses(tmp_path)
     port = processes.start(OAUTH_SERVER, "{port}")

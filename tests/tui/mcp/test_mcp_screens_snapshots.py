@@ -12,7 +12,7 @@ from tests.tui.screens_host import ScreenHost
 from visindigo.engine.mcp.host import ElicitationRequest, SamplingMessage, SamplingRequest
 from visindigo.tui.mcp.elicitation import ElicitationScreen
 from visindigo.tui.mcp.sampling import SamplingScreen
-from visindigo.tui.setup.sign_in import SignInScreen
+from visindigo.tui.mcp.sign_in_page import SignInScreen
 
 SCHEMA = {
     "type": "object",

@@ -7,7 +7,8 @@ from textual.widgets import Input, OptionList
 from tests.llm_server import LLMServer, error_reply
 from tests.tui.screens_host import ScreenHost
 from visindigo.engine import Capability, Center, ModelInfo, Provider
-from visindigo.tui.setup.model_picker import ModelPickerScreen, capability_columns, mark_sources, model_prompt
+from visindigo.tui.common.model_browser import capability_columns, mark_sources, model_prompt
+from visindigo.tui.setup.model_picker import ModelPickerScreen
 
 TIF = Capability.TEXT | Capability.IMAGE | Capability.TOOLS
 

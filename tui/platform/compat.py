@@ -38,7 +38,8 @@ class Private:
     parameters a patched or forked function had (`inspect.signature` without annotations), None for a name
     that is only read; `instance`: an attribute the owner's `__init__` sets (a dotted path for one further
     in, "console._color_system"), checked on an instance when the shim is given one; `has`: attributes the
-    named object itself must have (the fault a shim repairs is gone without them).
+    named object itself must have (the fault a shim repairs is gone without them); `mentions`: names its
+    source must still contain (an attribute it stores by name, on objects no check can be given in advance).
     """
 
     owner: str
@@ -46,6 +47,7 @@ class Private:
     parameters: str | None = None
     instance: bool = False
     has: tuple[str, ...] = ()
+    mentions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,12 @@ SHIMS: dict[str, Shim] = {
             "watchers",
             "docs/upstream/watchers-of-removed-widgets.md",
             (
-                Private("textual.dom", "_watch", "(node, obj, attribute_name, callback, *, init=True)"),
+                Private(
+                    "textual.dom",
+                    "_watch",
+                    "(node, obj, attribute_name, callback, *, init=True)",
+                    mentions=('"__watchers"',),
+                ),
                 Private("textual.message_pump:MessagePump", "_closing", instance=True),
             ),
             patches=(("textual.dom", "_watch"),),
@@ -221,6 +228,14 @@ def problem(uses: Iterable[Private], instance: object | None = None) -> str | No
             now = parameters(found)
             if now != private.parameters:
                 return f"{private.owner}.{private.name} takes {now}, checked with {private.parameters}"
+        if private.mentions:
+            try:
+                source = inspect.getsource(found)
+            except (OSError, TypeError):
+                source = ""
+            for name in private.mentions:
+                if name not in source:
+                    return f"{private.owner}.{private.name} no longer uses {name}"
     return None
 
 
@@ -261,6 +276,11 @@ def _has_path(thing: object, path: str) -> bool:
 def patched_targets() -> list[tuple[str, str]]:
     """Every (owner, name) some shim replaces process-wide."""
     return [target for shim in SHIMS.values() for target in shim.patches]
+
+
+def off() -> dict[str, str]:
+    """The shims found off so far, with why."""
+    return dict(_off)
 
 
 def reset() -> None:

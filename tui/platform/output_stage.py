@@ -21,6 +21,7 @@ Upstream report: docs/upstream/output-stage.md
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import weakref
@@ -103,9 +104,7 @@ class OutputStage:
 
     def apply(self, update: LayoutUpdate | ChopsUpdate) -> None:
         """Put the cells `update` writes into the intended screen, as its own `render_segments` would."""
-        from textual._compositor import LayoutUpdate
-
-        if isinstance(update, LayoutUpdate):
+        if isinstance(update, compositor_updates()[0]):
             x = update.region.x
             for y, line in enumerate(update.strips, update.region.y):
                 column = x
@@ -295,15 +294,14 @@ def install(app: App[Any]) -> None:
     """
     if not output_stage_enabled() or not compat.enabled("output_stage", app) or app in _stages:
         return
-    from textual._compositor import ChopsUpdate, LayoutUpdate
-
+    updates = compositor_updates()
     shown: Any = app
     textual_display = shown._display
 
     def display(screen: Screen[Any], renderable: Any) -> None:
         driver = shown._driver
         if (
-            not isinstance(renderable, LayoutUpdate | ChopsUpdate)
+            not isinstance(renderable, updates)
             or driver is None
             or driver.is_inline
             or shown.is_headless
@@ -334,6 +332,15 @@ def install(app: App[Any]) -> None:
 
     _stages[app] = None
     shown._display = display
+
+
+@functools.cache
+def compositor_updates() -> tuple[type[LayoutUpdate], type[ChopsUpdate]]:
+    """Textual's two kinds of compositor update (imported when first needed: the stage is off on a Textual
+    without them, and importing this module must not fail there)."""
+    from textual._compositor import ChopsUpdate, LayoutUpdate
+
+    return LayoutUpdate, ChopsUpdate
 
 
 def output_stage_enabled() -> bool:

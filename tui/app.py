@@ -21,10 +21,10 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from visindigo.engine import Center, Dialog
+from visindigo.tui import platform
 from visindigo.tui.common.sanitize import clean, clean_line, cut
 from visindigo.tui.main.commands import MainCommands
 from visindigo.tui.main.screen import MainScreen
-from visindigo.tui import platform
 from visindigo.tui.platform.crash import CrashLogging
 from visindigo.tui.platform.output_stage import StagedDisplay
 from visindigo.tui.platform.terminal_driver import LeavingOnSignals

@@ -181,7 +181,9 @@ def series_problem() -> str | None:
         series = ".".join(version.split(".")[:2])
         problem = None
         if series != TEXTUAL_SERIES:
-            problem = f"Textual {version or '(unknown version)'} is not the {TEXTUAL_SERIES} series the seam was checked on"
+            problem = (
+                f"Textual {version or '(unknown version)'} is not the {TEXTUAL_SERIES} series the seam was checked on"
+            )
             log.warning("%s: every Textual shim is off, Textual's own paths are used", problem)
         _series_checked.append(problem)
     return _series_checked[0]

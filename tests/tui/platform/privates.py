@@ -217,7 +217,7 @@ def _from_bases(module: Any, node: ast.ClassDef) -> Any:
     bases = []
     for base in node.bases:
         try:
-            value = eval(compile(ast.Expression(base), "<base>", "eval"), vars(module))  # noqa: S307
+            value = eval(compile(ast.Expression(base), "<base>", "eval"), vars(module))
         except Exception:
             continue
         if isinstance(value, type):
@@ -318,7 +318,9 @@ def uses_in(path: Path, deny: DenyList | None = None, module: Any = None) -> lis
                 found.append(Use(relative, node.lineno, node.attr))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
             text = node.value
-            named_module = deny.private_module(text.partition(":")[0]) and text.replace(":", ".").replace(".", "_").isidentifier()
+            named_module = (
+                deny.private_module(text.partition(":")[0]) and text.replace(":", ".").replace(".", "_").isidentifier()
+            )
             if (deny.denies(text) and text not in excused) or named_module:
                 found.append(Use(relative, node.lineno, repr(text)))
         for child in ast.iter_child_nodes(node):

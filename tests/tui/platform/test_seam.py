@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.tui.platform.privates import ROOT, TUI, Use, census, deny_list, uses_in
+from tests.tui.platform.textual_snapshot import run_snapshot
 from visindigo.tui.platform import compat
 
 PLATFORM = TUI / "platform"
@@ -165,9 +166,7 @@ def test_every_private_a_shim_uses_is_recorded_in_compat(found: dict[str, list[U
         shims = [shim for report in _upstream_of(ROOT / path) for shim in by_report.get(report, [])]
         assert shims, f"{path}: no compat entry for its UPSTREAM report"
         declared = _declared(shims)
-        unchecked = sorted(
-            str(use) for use in uses if use.name.removeprefix("def ").strip("'") not in declared
-        )
+        unchecked = sorted(str(use) for use in uses if use.name.removeprefix("def ").strip("'") not in declared)
         assert unchecked == [], f"{path}: privates compat does not check"
 
 
@@ -197,71 +196,6 @@ def test_compat_knows_the_pinned_series() -> None:
 
 
 # --- installed by the app, not by an import ------------------------------------------------------------------
-
-#: Runs in a fresh interpreter: records what every Textual module and class holds, imports every
-#: visindigo.tui module, checks nothing changed; then makes the app and reports what did change.
-SNAPSHOT_SCRIPT = """
-import importlib, inspect, json, pkgutil, sys
-import textual.app, textual.dom, textual.widget, textual.widgets, textual.drivers.linux_driver
-import textual._styles_cache, textual.reactive
-from textual.widgets import TextArea, Markdown, Static
-
-
-def snapshot():
-    held = {}
-    for name, module in list(sys.modules.items()):
-        if name.split(".")[0] not in ("textual", "rich") or module is None:
-            continue
-        for key, value in list(vars(module).items()):
-            held[(name, key)] = id(value)
-            if inspect.isclass(value) and value.__module__ == name:
-                for attribute, member in list(vars(value).items()):
-                    held[(name + ":" + value.__qualname__, attribute)] = id(member)
-    return held
-
-
-before = snapshot()
-from visindigo.tui.platform import compat
-
-targets = compat.patched_targets()
-originals = {target: inspect.getattr_static(compat.resolve(target[0]), target[1]) for target in targets}
-import visindigo.tui
-
-for info in pkgutil.walk_packages(visindigo.tui.__path__, "visindigo.tui."):
-    importlib.import_module(info.name)
-after_imports = snapshot()
-changed_by_imports = sorted(k for k, v in before.items() if k in after_imports and after_imports[k] != v)
-still_textual = [
-    [owner, name]
-    for (owner, name), original in originals.items()
-    if inspect.getattr_static(compat.resolve(owner), name) is original
-    and getattr(getattr(compat.resolve(owner), name), "__module__", "").split(".")[0] == "textual"
-]
-
-from visindigo.engine import Center
-from visindigo.tui.app import VisindigoApp
-
-app = VisindigoApp(Center())
-after_app = snapshot()
-changed_by_app = sorted(k for k, v in before.items() if k in after_app and after_app[k] != v)
-print(json.dumps({
-    "modules": sum(1 for _ in pkgutil.walk_packages(visindigo.tui.__path__, "visindigo.tui.")),
-    "targets": [list(t) for t in targets],
-    "changed_by_imports": [list(k) for k in changed_by_imports],
-    "still_textual": still_textual,
-    "changed_by_app": [list(k) for k in changed_by_app],
-    "on_the_app": sorted(k for k in vars(app) if k in ("_display", "_handle_exception", "_fatal_error", "driver_class")),
-    "driver": app.driver_class.__name__,
-}))
-"""
-
-
-def run_snapshot() -> dict[str, object]:
-    result = subprocess.run(
-        [sys.executable, "-c", SNAPSHOT_SCRIPT], capture_output=True, text=True, timeout=180, cwd=ROOT
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def test_importing_every_tui_module_leaves_textual_as_it_was_and_making_the_app_installs_the_shims() -> None:

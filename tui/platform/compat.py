@@ -61,6 +61,11 @@ class Shim:
     patches: tuple[tuple[str, str], ...] = ()
 
 
+def fields_of(owner: str, *names: str) -> tuple[Private, ...]:
+    """Attributes that `owner`'s `__init__` sets (checked on an instance)."""
+    return tuple(Private(owner, name, instance=True) for name in names)
+
+
 WIDGET = "textual.widget:Widget"
 APP = "textual.app:App"
 DRIVER = "textual.drivers.linux_driver:LinuxDriver"
@@ -102,12 +107,7 @@ SHIMS: dict[str, Shim] = {
             (
                 Private(DRIVER, "__init__", "(self, app, *, debug=False, mouse=True, size=None)"),
                 Private(DRIVER, "run_input_thread", "(self)"),
-                Private(DRIVER, "_file", instance=True),
-                Private(DRIVER, "_app", instance=True),
-                Private(DRIVER, "_loop", instance=True),
-                Private(DRIVER, "_debug", instance=True),
-                Private(DRIVER, "exit_event", instance=True),
-                Private(DRIVER, "fileno", instance=True),
+                *fields_of(DRIVER, "_file", "_app", "_loop", "_debug", "exit_event", "fileno"),
                 Private("textual._loop", "loop_last", "(values)"),
                 Private("textual._parser", "ParseError"),
                 Private(PARSER, "__init__", "(self, debug=False)"),
@@ -123,11 +123,7 @@ SHIMS: dict[str, Shim] = {
                 Private(APP, "_begin_update", "(self)"),
                 Private(APP, "_end_update", "(self)"),
                 Private(APP, "_handle_exception", "(self, error)"),
-                Private(APP, "_driver", instance=True),
-                Private(APP, "_running", instance=True),
-                Private(APP, "_closed", instance=True),
-                Private(APP, "_batch_count", instance=True),
-                Private(APP, "console._color_system", instance=True),
+                *fields_of(APP, "_driver", "_running", "_closed", "_batch_count", "console._color_system"),
                 Private("textual._compositor:LayoutUpdate", "__init__", "(self, strips, region)"),
                 Private("textual._compositor:ChopsUpdate", "__init__", "(self, chops, spans, chop_ends)"),
                 Private("rich.style:Style", "_ansi"),

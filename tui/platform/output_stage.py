@@ -104,21 +104,24 @@ class OutputStage:
 
     def apply(self, update: LayoutUpdate | ChopsUpdate) -> None:
         """Put the cells `update` writes into the intended screen, as its own `render_segments` would."""
-        if isinstance(update, compositor_updates()[0]):
+        layout_update, chops_update = compositor_updates()
+        if isinstance(update, layout_update):
             x = update.region.x
             for y, line in enumerate(update.strips, update.region.y):
                 column = x
                 for strip in line:
                     column = self._put(y, column, strip)
             return
+        if not isinstance(update, chops_update):
+            return
         chops, ends_by_line = update.chops, update.chop_ends
         for y, x1, x2 in update.spans:
-            for end, (x, strip) in zip(ends_by_line[y], chops[y].items(), strict=False):
-                if strip is None or x > x2 or end <= x1:
+            for end, (x, chop) in zip(ends_by_line[y], chops[y].items(), strict=False):
+                if chop is None or x > x2 or end <= x1:
                     continue
                 if not (x2 > x >= x1 and end <= x2):
-                    strip = strip.crop(0, min(end, x2) - x)
-                self._put(y, x, strip)
+                    chop = chop.crop(0, min(end, x2) - x)
+                self._put(y, x, chop)
 
     def _put(self, y: int, x: int, strip: Strip) -> int:
         """Write `strip`'s cells from column `x` of row `y`; the column after them."""

@@ -155,6 +155,8 @@ SHIMS: dict[str, Shim] = {
     )
 }
 
+#: Textual's own object for each (owner, name) a shim replaced, as found before it was replaced.
+_originals: dict[tuple[str, str], Any] = {}
 #: Shims found off, with why (each logged once).
 _off: dict[str, str] = {}
 #: Shims whose class-level privates were found as checked (only instance attributes are looked at again).
@@ -219,6 +221,8 @@ def problem(uses: Iterable[Private], instance: object | None = None) -> str | No
         if not _has_path(owner, private.name):
             return f"{private.owner} has no {private.name}"
         found = getattr(owner, private.name)
+        if (private.owner, private.name) in _originals:  # replaced by a shim: Textual's own is what was checked
+            found = _originals[(private.owner, private.name)]
         for attribute in private.has:
             if not hasattr(found, attribute):
                 return f"{private.owner}.{private.name} has no {attribute} (the fault may be fixed)"
@@ -269,6 +273,19 @@ def _has_path(thing: object, path: str) -> bool:
         except AttributeError:
             return False
     return True
+
+
+def replace(owner: str, name: str, new: Any) -> Any:
+    """Set `owner`'s `name` to `new` for the whole process, keeping Textual's own (returned; idempotent)."""
+    target = resolve(owner)
+    original = _originals.setdefault((owner, name), inspect.getattr_static(target, name))
+    setattr(target, name, new)
+    return original
+
+
+def original(owner: str, name: str) -> Any:
+    """Textual's own object for what a shim replaced (what is there now, if nothing replaced it)."""
+    return _originals.get((owner, name), inspect.getattr_static(resolve(owner), name))
 
 
 def patched_targets() -> list[tuple[str, str]]:

@@ -14,9 +14,12 @@ Upstream report: docs/upstream/second-layout-pass.md
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.geometry import Size
-from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
 from visindigo.tui.platform import compat
 
@@ -35,5 +38,4 @@ def install() -> None:
     """Patch `Widget._size_updated` (idempotent; nothing on a Textual the shim was not checked on)."""
     if _textual or not compat.enabled("layout_once"):
         return
-    _textual.append(Widget._size_updated)
-    Widget._size_updated = _size_updated  # type: ignore[method-assign]
+    _textual.append(compat.replace(compat.WIDGET, "_size_updated", _size_updated))

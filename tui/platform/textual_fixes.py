@@ -21,7 +21,6 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-import textual.dom
 from textual.color import Color
 from textual.style import Style
 
@@ -41,13 +40,10 @@ def _inner_outer(base_background: Color, background: Color) -> tuple[Style, Styl
 def apply(app: object | None = None) -> None:
     """Cache StylesCache's colour pair by the colours, and prune closed watchers (`app`: checked too, if given)."""
     if "styles_cache" not in _applied and compat.enabled("styles_cache"):
-        from textual._styles_cache import StylesCache
-
-        StylesCache.get_inner_outer.cache_clear()
-        StylesCache.get_inner_outer = staticmethod(_inner_outer)  # type: ignore[method-assign,assignment]
+        compat.replace(compat.STYLES_CACHE, "get_inner_outer", staticmethod(_inner_outer)).cache_clear()
         _applied.add("styles_cache")
     if "watchers" not in _applied and compat.enabled("watchers", app):
-        textual.dom._watch = _pruning(textual.dom._watch)  # type: ignore[attr-defined]
+        compat.replace("textual.dom", "_watch", _pruning(compat.original("textual.dom", "_watch")))
         _applied.add("watchers")
 
 

@@ -21,10 +21,10 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from visindigo.engine import Center, Dialog
+from visindigo.tui import platform
 from visindigo.tui.common.sanitize import clean, clean_line, cut
 from visindigo.tui.main.commands import MainCommands
 from visindigo.tui.main.screen import MainScreen
-from visindigo.tui.platform import layout_once, textual_fixes
 from visindigo.tui.platform.crash import CrashLogging
 from visindigo.tui.platform.output_stage import StagedDisplay
 from visindigo.tui.platform.terminal_driver import LeavingOnSignals
@@ -107,10 +107,7 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
 
     def __init__(self, center: Center, options: AppOptions | None = None) -> None:
         super().__init__()
-        # What the app changes in Textual (both idempotent): one layout per change, and removed widgets'
-        # render caches freed (see each module).
-        layout_once.install()
-        textual_fixes.apply()
+        platform.install(self)  # the seam's shims, each checked against the installed Textual
         self.center = center
         self.options = options or AppOptions()
         self._library: TemplateLibrary | None = None

@@ -21,6 +21,7 @@ from textual.widgets import Static, TextArea
 
 from visindigo.engine import Message
 from visindigo.tui.common.sanitize import clean
+from visindigo.tui.platform.text_area_cursor import drawn_cursor_style
 
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
 
@@ -54,7 +55,9 @@ class ComposerInput(TextArea):
     class ResourceRequested(TextualMessage):
         """`@` typed where a word starts: the screen may offer MCP resources to attach."""
 
-    async def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
+        """Enter, ↑ and the newline keys here; any other key goes on to `TextArea`'s own handler (which runs after
+        this one, as Textual calls a class's handler before its bases')."""
         if event.key == "up" and not self.text:
             event.stop()
             event.prevent_default()
@@ -70,9 +73,8 @@ class ComposerInput(TextArea):
             event.prevent_default()
             self.action_newline()
             return
-        starts_word = event.character == "@" and (not self.text or self.text[-1:].isspace())
-        await super()._on_key(event)
-        if starts_word:
+        if event.character == "@" and (not self.text or self.text[-1:].isspace()):
+            # handled after this key, once TextArea has inserted the "@"
             self.post_message(self.ResourceRequested())
 
     def render_line(self, y: int) -> Strip:
@@ -90,13 +92,11 @@ class ComposerInput(TextArea):
             return Strip.blank(width, self.visual_style.rich_style)
         content = Content.from_text(self.placeholder).truncate(width, ellipsis=True)
         content = content.stylize(self.get_visual_style("text-area--placeholder"))
-        if self._draw_cursor:
-            theme = self._theme
-            cursor_style = theme.cursor_style if theme else None
-            if cursor_style:
-                from textual.style import Style as ContentStyle
+        cursor_style = drawn_cursor_style(self)
+        if cursor_style:
+            from textual.style import Style as ContentStyle
 
-                content = content.stylize(ContentStyle.from_rich_style(cursor_style), 0, 1)
+            content = content.stylize(ContentStyle.from_rich_style(cursor_style), 0, 1)
         return Strip(content.render_segments(self.visual_style), content.cell_length)
 
     def action_recall(self) -> None:

@@ -15,6 +15,7 @@ from textual.dom import DOMNode
 from textual.widgets import DataTable, Input, Static
 
 from visindigo.tui.common.modal import ModalFrame
+from visindigo.tui.platform.bindings import inherits_bindings
 
 KEY_COLUMN = 18
 """Width of the key column; longer key lists wrap."""
@@ -43,7 +44,7 @@ def bindings_of(source: type[DOMNode] | DOMNode) -> list[Binding]:
     for base in reversed(cls.__mro__):
         if not (isinstance(base, type) and issubclass(base, DOMNode)):
             continue
-        if not base.__dict__.get("_inherit_bindings", True):
+        if not inherits_bindings(base):
             by_key.clear()
         own: dict[str, list[Binding]] = {}
         for binding in Binding.make_bindings(base.__dict__.get("BINDINGS", [])):

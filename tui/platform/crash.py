@@ -1,16 +1,19 @@
 """When the app itself fails: the traceback goes to the log file, the screen gets one sentence saying where.
 
 Textual's default prints a traceback with the local variables of every frame when an unhandled exception
-ends the app — a wall of text for the user, and the locals may hold an API key. `CrashLogging` (a base of
-`VisindigoApp`) writes the traceback, without locals and with every known key masked, to
-`<data>/logs/visindigo.log` (the same file `--debug` writes), and leaves the user a line naming that file.
-It overrides two private methods of `textual.app.App` (`_handle_exception`, `_fatal_error`): Textual has no
-public hook for this, and the signatures have been stable since Textual 0.x.
+ends the app — a wall of text for the user, and the locals may hold an API key. `install(app)` has the app
+write the traceback, without locals and with every known key masked, to `<data>/logs/visindigo.log` (the same
+file `--debug` writes), and leave the user a line naming that file. It replaces two private methods of
+`textual.app.App` on that app (`_handle_exception`, `_fatal_error`): Textual has no public hook for this; on a
+Textual they were not checked on (`compat`) the app keeps Textual's own.
+
+Upstream report: docs/upstream/crash-hook.md
 """
 
 from __future__ import annotations
 
 import logging
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,11 +21,14 @@ from textual.app import App
 
 from visindigo.engine import applog
 from visindigo.engine.paths import resolve_paths
+from visindigo.tui.platform import compat
 
 if TYPE_CHECKING:
     from visindigo.engine.paths import Paths
 
 log = logging.getLogger("visindigo.crash")
+
+UPSTREAM = "docs/upstream/crash-hook.md"
 
 
 def log_line(paths: Paths | None) -> str:
@@ -62,23 +68,44 @@ def crash_message(error: BaseException, where: Path | None) -> str:
     )
 
 
-class CrashLogging(App[Any]):
-    """Unhandled errors go to the log file; the user reads where."""
+def install(app: App[Any]) -> None:
+    """Unhandled errors of `app` go to the log file; the user reads where."""
+    if not compat.enabled("crash", app) or app in _reports:
+        return
+    _reports[app] = ""
+    failed: Any = app
+    textual_handle_exception = failed._handle_exception
+    caught: list[tuple[BaseException, Path | None]] = []
 
-    _crash_where: Path | None = None
-    _crash_error: BaseException | None = None
-    #: The sentence printed when the app ended on an unhandled error ("" while it has not).
-    crash_report: str = ""
+    def handle_exception(error: Exception) -> None:
+        center = getattr(app, "center", None)
+        caught.append((error, record_crash(error, getattr(center, "paths", None))))
+        textual_handle_exception(error)
 
-    def _handle_exception(self, error: Exception) -> None:
-        center = getattr(self, "center", None)
-        self._crash_error = error
-        self._crash_where = record_crash(error, getattr(center, "paths", None))
-        super()._handle_exception(error)
+    def fatal_error() -> None:
+        app.bell()
+        if caught:
+            _reports[app] = crash_message(*caught[-1])
+            failed._exit_renderables.append(_reports[app])
+        failed._close_messages_no_wait()
 
-    def _fatal_error(self) -> None:
-        self.bell()
-        if self._crash_error is not None:
-            self.crash_report = crash_message(self._crash_error, self._crash_where)
-            self._exit_renderables.append(self.crash_report)
-        self._close_messages_no_wait()
+    failed._handle_exception = handle_exception
+    failed._fatal_error = fatal_error
+
+
+def crash_report(app: App[Any]) -> str:
+    """The sentence printed when `app` ended on an unhandled error ("" while it has not)."""
+    return _reports.get(app, "")
+
+
+_reports: weakref.WeakKeyDictionary[App[Any], str] = weakref.WeakKeyDictionary()
+
+
+class CrashLogging:
+    """For `VisindigoApp` until it drops this base: `crash_report` as an attribute (`install` does the rest)."""
+
+    @property
+    def crash_report(self) -> str:
+        """See `crash_report`."""
+        app: Any = self
+        return crash_report(app)

@@ -13,25 +13,34 @@ disturbed the terminal — a new size, a suspend and resume, another screen show
 
 The stage reads Textual's `LayoutUpdate` and `ChopsUpdate` objects (the renderables `App._display` gets);
 it applies them to its grid exactly as their own `render_segments` writes them, so the two outputs leave the
-same screen (tests/tui/test_output_stage.py replays recorded frames of the real app into a terminal emulator
-and compares them after every frame).
+same screen (tests/tui/platform/test_output_stage.py replays recorded frames of the real app into a terminal
+emulator and compares them after every frame).
+
+Upstream report: docs/upstream/output-stage.md
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import get_character_cell_size
 from rich.color import ColorSystem
 from rich.style import Style
-from textual._compositor import ChopsUpdate, LayoutUpdate
+from textual.app import App
 from textual.strip import Strip
 
+from visindigo.tui.platform import compat
+
 if TYPE_CHECKING:
+    from textual._compositor import ChopsUpdate, LayoutUpdate
     from textual.geometry import Offset
     from textual.screen import Screen
+
+UPSTREAM = "docs/upstream/output-stage.md"
 
 #: The style key of a blank cell: no colour codes (the terminal's default).
 PLAIN = ""
@@ -95,21 +104,24 @@ class OutputStage:
 
     def apply(self, update: LayoutUpdate | ChopsUpdate) -> None:
         """Put the cells `update` writes into the intended screen, as its own `render_segments` would."""
-        if isinstance(update, LayoutUpdate):
+        layout_update, chops_update = compositor_updates()
+        if isinstance(update, layout_update):
             x = update.region.x
             for y, line in enumerate(update.strips, update.region.y):
                 column = x
                 for strip in line:
                     column = self._put(y, column, strip)
             return
+        if not isinstance(update, chops_update):
+            return
         chops, ends_by_line = update.chops, update.chop_ends
         for y, x1, x2 in update.spans:
-            for end, (x, strip) in zip(ends_by_line[y], chops[y].items(), strict=False):
-                if strip is None or x > x2 or end <= x1:
+            for end, (x, chop) in zip(ends_by_line[y], chops[y].items(), strict=False):
+                if chop is None or x > x2 or end <= x1:
                     continue
                 if not (x2 > x >= x1 and end <= x2):
-                    strip = strip.crop(0, min(end, x2) - x)
-                self._put(y, x, strip)
+                    chop = chop.crop(0, min(end, x2) - x)
+                self._put(y, x, chop)
 
     def _put(self, y: int, x: int, strip: Strip) -> int:
         """Write `strip`'s cells from column `x` of row `y`; the column after them."""
@@ -274,62 +286,97 @@ def _link_start(style: Style) -> str:
     return f"\x1b]8;id={style.link_id};{style.link}\x1b\\"
 
 
-class StagedDisplay:
-    """Mixed into the App before `App`: its frames go through an `OutputStage` instead of straight out.
+def install(app: App[Any]) -> None:
+    """The app's frames go through an `OutputStage` instead of straight out (nothing on a Textual the stage was
+    not checked on, or with VISINDIGO_OUTPUT_STAGE=0).
 
-    `App._display` is where Textual turns a compositor update into bytes for the driver; this override keeps
-    everything around it (synchronized output when the terminal answered the mode-2026 query, the flush, the
-    post-display hook) and changes only which bytes are written. Inline mode, headless runs and anything that
-    is not a compositor update take Textual's own path.
+    `App._display` is where Textual turns a compositor update into bytes for the driver; the app's own
+    replacement keeps everything around it (synchronized output when the terminal answered the mode-2026
+    query, the flush, the post-display hook) and changes only which bytes are written. Inline mode, headless
+    runs and anything that is not a compositor update take Textual's own path.
     """
+    if not output_stage_enabled() or not compat.enabled("output_stage", app) or app in _stages:
+        return
+    updates = compositor_updates()
+    shown: Any = app
+    textual_display = shown._display
 
-    _output_stage: OutputStage | None = None
-    #: VISINDIGO_OUTPUT_STAGE=0 sends Textual's own output (to compare, or if a terminal ever disagrees).
-    output_stage_enabled = os.environ.get("VISINDIGO_OUTPUT_STAGE", "1").strip().lower() not in {"0", "off", "no"}
-
-    def _display(self, screen: Screen[Any], renderable: Any) -> None:
-        app: Any = self
-        driver = app._driver
+    def display(screen: Screen[Any], renderable: Any) -> None:
+        driver = shown._driver
         if (
-            not self.output_stage_enabled
-            or not isinstance(renderable, LayoutUpdate | ChopsUpdate)
+            not isinstance(renderable, updates)
             or driver is None
             or driver.is_inline
-            or app.is_headless
-            or not app._running
-            or app._closed
-            or app._batch_count
+            or shown.is_headless
+            or not shown._running
+            or shown._closed
+            or shown._batch_count
         ):
-            super()._display(screen, renderable)  # type: ignore[misc]
+            textual_display(screen, renderable)
             return
         try:
-            stage = self._stage()
-            stage.resize(app.size.width, app.size.height)
+            stage = stage_of(app)
+            stage.resize(shown.size.width, shown.size.height)
             stage.show(screen)
             stage.apply(renderable)
-            data = stage.frame(app.screen.outer_size.clamp_offset(app.cursor_position))
+            data = stage.frame(shown.screen.outer_size.clamp_offset(shown.cursor_position))
         except Exception as error:  # Textual's own path reports a failed render the same way
-            app._handle_exception(error)
+            shown._handle_exception(error)
             data = ""
         if data:
-            app._begin_update()
+            shown._begin_update()
             # Textual's own path writes in 8 KB pieces on Windows (a console write limit); so does this one.
             step = 8192 if sys.platform == "win32" else len(data)
             for offset in range(0, len(data), step):
                 driver.write(data[offset : offset + step])
-            app._end_update()
+            shown._end_update()
             driver.flush()
-        app.post_display_hook()
+        shown.post_display_hook()
 
-    def _stage(self) -> OutputStage:
-        if self._output_stage is None:
-            app: Any = self
-            self._output_stage = OutputStage(color_system=app.console._color_system or ColorSystem.TRUECOLOR)
-            app.app_resume_signal.subscribe(app, lambda _app: self.repaint_terminal())
-        return self._output_stage
+    _stages[app] = None
+    shown._display = display
+
+
+@functools.cache
+def compositor_updates() -> tuple[type[LayoutUpdate], type[ChopsUpdate]]:
+    """Textual's two kinds of compositor update (imported when first needed: the stage is off on a Textual
+    without them, and importing this module must not fail there)."""
+    from textual._compositor import ChopsUpdate, LayoutUpdate
+
+    return LayoutUpdate, ChopsUpdate
+
+
+def output_stage_enabled() -> bool:
+    """VISINDIGO_OUTPUT_STAGE=0 sends Textual's own output (to compare, or if a terminal ever disagrees)."""
+    return os.environ.get("VISINDIGO_OUTPUT_STAGE", "1").strip().lower() not in {"0", "off", "no"}
+
+
+def stage_of(app: App[Any]) -> OutputStage:
+    """`app`'s output stage (made on first use; a resumed app repaints every cell)."""
+    stage = _stages.get(app)
+    if stage is None:
+        shown: Any = app
+        stage = _stages[app] = OutputStage(color_system=shown.console._color_system or ColorSystem.TRUECOLOR)
+        app.app_resume_signal.subscribe(app, lambda _app: repaint_terminal(app))
+    return stage
+
+
+def repaint_terminal(app: App[Any]) -> None:
+    """The terminal may not show what was sent (resumed after a suspend, or another program wrote to it): the
+    next frame writes every cell."""
+    stage = _stages.get(app)
+    if stage is not None:
+        stage.invalidate()
+
+
+#: Each app's stage (None until its first staged frame); an app with an entry has the stage installed.
+_stages: weakref.WeakKeyDictionary[App[Any], OutputStage | None] = weakref.WeakKeyDictionary()
+
+
+class StagedDisplay:
+    """For `VisindigoApp` until it drops this base: `repaint_terminal()` as a method (`install` does the rest)."""
 
     def repaint_terminal(self) -> None:
-        """The terminal may not show what was sent (resumed after a suspend, or another program wrote to it):
-        the next frame writes every cell."""
-        if self._output_stage is not None:
-            self._output_stage.invalidate()
+        """See `repaint_terminal`."""
+        app: Any = self
+        repaint_terminal(app)

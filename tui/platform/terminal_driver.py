@@ -11,7 +11,10 @@ running for over an hour after their tmux pane had gone.
 terminal that is gone) and stops reading at end-of-file or on a read error; either tells the app, which leaves
 as on SIGHUP (`LeavingOnSignals`). Leaving is given a deadline: should anything still hold the app up, the
 stream checkpoints are written (as a crash would leave them, for the next start to recover) and the process
-ends.
+ends. `install(app)` makes it the app's driver where Textual would use its `LinuxDriver`; on a Textual the fork
+was not checked on (`compat`) it is not installed, and a driver made anyway behaves as Textual's own.
+
+Upstream report: docs/upstream/driver-eof-eio.md (Textualize/textual#6690 fixes the end-of-file half)
 """
 
 from __future__ import annotations
@@ -27,13 +30,14 @@ from codecs import getincrementaldecoder
 from collections.abc import Callable
 from typing import IO, Any
 
-from textual._loop import loop_last
-from textual._parser import ParseError
-from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.drivers.linux_driver import LinuxDriver
 
+from visindigo.tui.platform import compat
+
 log = logging.getLogger(__name__)
+
+UPSTREAM = "docs/upstream/driver-eof-eio.md"
 
 #: Seconds the app is given to leave after a signal or the loss of its terminal before the process is ended.
 LEAVE_DEADLINE = 8.0
@@ -104,15 +108,18 @@ class SturdyLinuxDriver(LinuxDriver):
     def __init__(self, app: App[Any], **options: Any) -> None:
         super().__init__(app, **options)
         self._told = threading.Event()
-        self._file = GuardedOutput(self._file, self._terminal_lost, self._output_dropped)  # type: ignore[assignment,arg-type]
+        #: False on a Textual the fork was not checked on: everything is Textual's own then.
+        self.sturdy = compat.enabled("terminal_driver", self)
+        if self.sturdy:
+            self._file = GuardedOutput(self._file, self._terminal_lost, self._output_dropped)  # type: ignore[assignment,arg-type]
 
     def _output_dropped(self) -> None:
         """From the output thread: part of a frame was lost to a full terminal; the next frame repaints it all."""
 
         def repaint() -> None:
-            repaint_terminal = getattr(self._app, "repaint_terminal", None)
-            if callable(repaint_terminal):
-                repaint_terminal()
+            from visindigo.tui.platform.output_stage import repaint_terminal
+
+            repaint_terminal(self._app)
             self._app.refresh()  # (a frame of every cell, now that the output stage forgot what was sent)
 
         with contextlib.suppress(RuntimeError):  # the loop is closed already: the app has left
@@ -129,7 +136,14 @@ class SturdyLinuxDriver(LinuxDriver):
                 self._loop.call_soon_threadsafe(gone)
 
     def run_input_thread(self) -> None:
-        """Textual's (8.x) input loop, ending at end-of-file or a read error instead of reading again forever."""
+        """Textual's (8.2) input loop, ending at end-of-file or a read error instead of reading again forever."""
+        if not self.sturdy:
+            super().run_input_thread()
+            return
+        from textual._loop import loop_last
+        from textual._parser import ParseError
+        from textual._xterm_parser import XTermParser
+
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
         parser = XTermParser(self._debug)
@@ -167,6 +181,12 @@ class SturdyLinuxDriver(LinuxDriver):
                     pass
             except (EOFError, ParseError):
                 pass
+
+
+def install(app: App[Any]) -> None:
+    """The app's driver notices a terminal that has gone, where Textual would use its `LinuxDriver`."""
+    if app.driver_class is LinuxDriver and compat.enabled("terminal_driver"):
+        app.driver_class = SturdyLinuxDriver
 
 
 class LeavingOnSignals(App[Any]):

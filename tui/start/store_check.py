@@ -48,6 +48,8 @@ class StoreChecking:
     once mounted; the handlers below follow the worker."""
 
     _repair_screen: StoreRepairScreen | None = None
+    #: The app's own thread (where `start_store_check` runs): the store's callbacks come from any thread.
+    _app_thread: int | None = None
     #: A repair asked for by `_repair_elsewhere` is running in a worker.
     _repair_running: bool = False
 
@@ -55,6 +57,7 @@ class StoreChecking:
         store = center.store
         if store is None or store.read_only:
             return
+        self._app_thread = threading.get_ident()
         store.on_salvage = self._salvage_progress
         store.repair_elsewhere = self._repair_elsewhere
         if store.checked_at_open:
@@ -64,7 +67,7 @@ class StoreChecking:
 
     def _repair_elsewhere(self: Any, error: Exception, seen: int) -> bool:
         """Damage met by a query: on the app's thread, repair in a worker (True); a worker repairs it itself."""
-        if threading.get_ident() != self._thread_id:
+        if threading.get_ident() != self._app_thread:
             return False  # a worker thread may wait for the repair: nothing is drawn from there
         if not self._repair_running:
             self._repair_running = True
@@ -103,7 +106,7 @@ class StoreChecking:
             self.post_message(StoreChecked(problem))
 
     def _salvage_progress(self: Any, stage: str, done: int, total: int) -> None:
-        if threading.get_ident() == self._thread_id:
+        if threading.get_ident() == self._app_thread:
             return  # a salvage in the app's own thread (before `repair_elsewhere` is set): nothing is drawn meanwhile
         self.post_message(SalvageProgressed(stage, done, total))
 

@@ -29,12 +29,14 @@ REPLY_MODULES = (
     "anyio._backends._asyncio",
     "jsonschema",
     "markdown_it",
-    "textual.widgets._markdown",
     "textual.highlight",
     "pygments.lexers.python",
     # the view a reply streams into (its Markdown, the growing tail, tool blocks): ~20 ms
     "visindigo.tui.chat.message_view",
 )
+
+#: A character outside Rich's cache of cell widths, whose width is looked up in the table (which loads it).
+WIDE_CHARACTER = "\u9f98"
 
 #: The adapter module of each provider kind.
 ADAPTER_MODULES = {
@@ -62,11 +64,14 @@ def warm_up(kinds: Iterable[str] = ("openai",)) -> list[str]:
             log.debug("warm-up: %s did not load", name, exc_info=True)
             continue
         loaded.append(name)
+    try:  # Textual's Markdown widget (its module loads when the name is first asked for)
+        from textual.widgets import Markdown  # noqa: F401
+    except Exception:
+        log.debug("warm-up: Textual's Markdown did not load", exc_info=True)
     try:  # Rich's table of character widths, read on the first text wider than ASCII (the first reply's, often)
-        from rich._unicode_data import load as load_cell_table
+        from rich.cells import get_character_cell_size
 
-        load_cell_table()
-        loaded.append("rich._unicode_data")
+        get_character_cell_size(WIDE_CHARACTER)
     except Exception:
         log.debug("warm-up: the cell width table did not load", exc_info=True)
     try:

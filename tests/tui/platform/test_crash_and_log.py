@@ -13,6 +13,7 @@ from tests.tui.helpers import make_app, make_center, settle
 from visindigo.engine import Center, applog
 from visindigo.engine.paths import resolve_paths
 from visindigo.tui.common.help import HelpScreen
+from visindigo.tui.platform.crash import crash_report
 
 SECRET = "sk-crash-secret-123456789"
 
@@ -43,7 +44,7 @@ async def test_an_unhandled_error_is_logged_and_the_screen_says_where(tmp_path: 
     log_file = tmp_path / "data" / "logs" / "visindigo.log"
     text = log_file.read_text()
     assert "Traceback" in text and "RuntimeError: the widget broke" in text and SECRET not in text
-    message = app.crash_report
+    message = crash_report(app)
     assert str(log_file) in message and "RuntimeError" in message and SECRET not in message
     assert "Traceback" not in message
 

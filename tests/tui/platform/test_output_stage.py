@@ -24,7 +24,7 @@ from textual.strip import Strip
 import visindigo.tui.app as app_module
 from tests.tui.helpers import answer, make_app, make_center, settle, type_text
 from visindigo.tui.app import AppOptions, VisindigoApp
-from visindigo.tui.platform.output_stage import OutputStage
+from visindigo.tui.platform.output_stage import OutputStage, stage_of
 
 REPLY = (
     "## A heading\n\nSome prose that wraps over several lines of the pane, with **bold** and *italic* words and "
@@ -192,7 +192,7 @@ async def test_the_app_repaints_everything_after_a_resume() -> None:
     app = make_app([])
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        stage = app._stage()
+        stage = stage_of(app)
         stage.resize(80, 24)
         stage.frame()
         assert stage.frame() == ""

@@ -19,6 +19,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 
 from tests.tui.helpers import make_app
+from visindigo.tui.platform.output_stage import stage_of
 from visindigo.tui.platform.terminal_driver import GuardedOutput, SturdyLinuxDriver
 
 
@@ -69,7 +70,7 @@ async def test_the_app_told_of_a_loss_forgets_what_it_sent_and_draws_a_frame() -
     forget what the terminal shows (so the next frame writes every cell, see test_output_stage) and draw."""
     app = make_app([])
     async with app.run_test(size=(80, 24)) as pilot:
-        stage = app._stage()
+        stage = stage_of(app)
         stage.apply(LayoutUpdate([Strip([Segment("shown")])], Region(0, 0, 5, 1)))
         stage.frame()
         assert stage._sent is not None

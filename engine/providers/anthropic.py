@@ -42,11 +42,12 @@ from .base import (
     ToolCallPart,
     UsagePart,
     expect,
+    output_limit,
 )
 from .history import sendable_history
 from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
-from .tool_calls import merged_arguments
+from .tool_calls import arguments_object, merged_arguments
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicAdapter", "build_body", "wire_messages"]
 
@@ -266,10 +267,7 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
     system_parts = [request.system] if request.system else []
     system_parts += [m.content for m in request.messages if m.role is Role.SYSTEM and m.content]
     parameters = request.parameters
-    max_tokens = parameters.get("max_tokens") or settings.get("max_tokens") or model.max_output_tokens
-    max_tokens = max_tokens or DEFAULT_MAX_TOKENS
-    if not isinstance(max_tokens, int) or max_tokens <= 0:
-        max_tokens = DEFAULT_MAX_TOKENS
+    max_tokens = output_limit(request) or DEFAULT_MAX_TOKENS
     body: dict[str, Any] = {"model": model.id, "max_tokens": max_tokens, "messages": wire_messages(request)}
     if system_parts:
         body["system"] = "\n\n".join(system_parts)
@@ -381,17 +379,8 @@ def _assistant_blocks(message: Message, provider_id: str) -> list[dict[str, Any]
 
 def _arguments_object(raw: Any) -> dict[str, Any]:
     """The API wants the input as an object; text the model got wrong goes back as an empty object."""
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str) and raw.strip():
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
-    return {}
+    return arguments_object(raw) or {}
 
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
-

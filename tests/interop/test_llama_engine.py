@@ -51,7 +51,7 @@ def make_dialog(server: LlamaServer, **settings: Any) -> tuple[Center, Dialog]:
             name="llama.cpp",
             base_url=server.base_url,
             models=[ModelInfo(server.model_id, capabilities=Capability.TEXT | Capability.TOOLS)],
-            settings={"max_concurrent_runs": 1, **settings},
+            settings={"server": "llama.cpp", **settings},
         )
     )
     dialog = center.create_dialog()

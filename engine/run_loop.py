@@ -635,7 +635,11 @@ def _read_stop_reason(setup: _Setup, request: ChatRequest, state: _Round) -> Non
     if state.finish is None:
         return
     reason = stop_reason(
-        state.finish.reason, state.usage, output_limit=output_limit(request), context_window=setup.model.context_window
+        state.finish.reason,
+        state.usage,
+        output_limit=output_limit(request),
+        context_window=setup.model.context_window,
+        cache_apart=setup.provider.kind == "anthropic",
     )
     if reason != state.finish.reason:
         state.server_finish_reason = state.finish.reason

@@ -12,7 +12,8 @@ Thinking blocks (with their signatures) and redacted thinking blocks are returne
 only on assistant messages with tool calls, where the API requires them; other reasoning is not sent back.
 
 The dialog's parameters go out as `max_tokens`, `temperature`, `top_p`, `stop_sequences` and `tool_choice`
-("required" is `any`, a tool's name is `{"type": "tool"}`; forced only in the first round of a run); the API has no
+("required" is `any`, a tool's name is `{"type": "tool"}` — for llama.cpp's server, which calls any tool it is offered
+then, with only that tool offered; forced only in the first round of a run); the API has no
 seed or reasoning effort, so those are not sent. Tool calls come out once per id: blocks that repeat an id (a proxy
 splitting one call) are merged (`tool_calls.merged_arguments`).
 
@@ -44,6 +45,7 @@ from .base import (
     expect,
     output_limit,
 )
+from .capabilities import takes_named_tool_choice
 from .history import sendable_history
 from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
@@ -80,7 +82,7 @@ class AnthropicAdapter(HTTPAdapter):
         ]
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
-        body = build_body(request)
+        body = build_body(request, named_tool_choice=takes_named_tool_choice(self.provider))
         response = await self.http.open_stream(f"{self.base_url}/messages", body, self._headers("text/event-stream"))
         try:
             content_type = response.headers.get("content-type", "")
@@ -260,8 +262,9 @@ def _block(content_block: dict[str, Any], event: str) -> dict[str, Any]:
     }
 
 
-def build_body(request: ChatRequest) -> dict[str, Any]:
-    """The Messages request for one round."""
+def build_body(request: ChatRequest, *, named_tool_choice: bool = True) -> dict[str, Any]:
+    """The Messages request for one round; `named_tool_choice` False for a server that takes a named choice as
+    "any tool" (`capabilities.takes_named_tool_choice`)."""
     settings = request.settings
     model = request.model
     system_parts = [request.system] if request.system else []
@@ -286,6 +289,9 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
     choice = parameters.get("tool_choice")
     if choice and request.tools:
         body["tool_choice"] = _TOOL_CHOICES.get(choice) or {"type": "tool", "name": choice}
+        if choice not in _TOOL_CHOICES and not named_tool_choice and request.first_round:
+            # the server calls any tool it is offered: offer only the chosen one
+            body["tools"] = [tool for tool in body["tools"] if tool["name"] == choice] or body["tools"]
     budget = settings.get("thinking_budget") or model.extra.get("thinking_budget")
     if isinstance(budget, int) and budget >= 1024:
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}

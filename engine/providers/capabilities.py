@@ -39,12 +39,14 @@ if TYPE_CHECKING:  # httpx is imported only when a server is asked (run_loop imp
 __all__ = [
     "ASSUMED",
     "LISTING",
+    "NO_NAMED_TOOL_CHOICE",
     "SOURCES_KEY",
     "from_listing",
     "learn_from_server",
     "server_kind",
     "server_root",
     "sources",
+    "takes_named_tool_choice",
     "with_sources",
 ]
 
@@ -53,6 +55,12 @@ ASSUMED = "assumed"
 #: The source of marks a `/models` entry states itself.
 LISTING = "server: /models"
 LLAMA_CPP_PROPS = "server: llama.cpp /props"
+
+#: Servers known not to honour a named tool choice on either wire: llama-server reads only a string as the
+#: chat-completions `tool_choice` (it logs "Wrong type supplied for parameter 'tool_choice'" and answers as if
+#: "auto"), and on the Messages wire takes `{"type": "tool"}` as "any tool". So a named choice goes to it as
+#: "required" / "any" with only the chosen tool offered.
+NO_NAMED_TOOL_CHOICE = frozenset({"llama.cpp"})
 
 _NAMES = {
     Capability.TEXT: "text",
@@ -94,6 +102,11 @@ def server_kind(provider: Endpoint) -> str:
     if port == 1234:
         return "lmstudio"
     return ""
+
+
+def takes_named_tool_choice(provider: Endpoint) -> bool:
+    """Whether the provider's server honours a named tool choice (see `NO_NAMED_TOOL_CHOICE`)."""
+    return server_kind(provider) not in NO_NAMED_TOOL_CHOICE
 
 
 def from_listing(model: ModelInfo, entry: Mapping[str, Any]) -> ModelInfo:

@@ -49,26 +49,16 @@ from .base import (
     expect,
     output_limit,
 )
-from .capabilities import from_listing, server_kind
+from .capabilities import from_listing, takes_named_tool_choice
 from .history import sendable_history
 from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
 from .think import PIECE_PARTS, ThinkSplitter
 from .tool_calls import arguments_object, merged_arguments
 
-__all__ = ["NO_NAMED_TOOL_CHOICE", "OpenAIAdapter", "build_body", "takes_named_tool_choice", "wire_messages"]
+__all__ = ["OpenAIAdapter", "build_body", "wire_messages"]
 
 _DECODER = json.JSONDecoder()
-
-#: Servers (`capabilities.server_kind`) known not to take `{"type": "function", "function": {"name": …}}` as the
-#: tool choice: llama-server reads only a string there — it logs "Wrong type supplied for parameter
-#: 'tool_choice'" and answers as if "auto" — so a named choice goes out as "required" with only that tool.
-NO_NAMED_TOOL_CHOICE = frozenset({"llama.cpp"})
-
-
-def takes_named_tool_choice(provider: Endpoint) -> bool:
-    """Whether the provider's server understands the object form of a named tool choice."""
-    return server_kind(provider) not in NO_NAMED_TOOL_CHOICE
 
 
 class OpenAIAdapter(HTTPAdapter):

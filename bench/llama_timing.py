@@ -36,9 +36,9 @@ _EVAL = re.compile(r"\|\s+eval time =\s*([\d.]+) ms /\s*(\d+) tokens.*?([\d.]+) 
 
 async def measure(server: LlamaServer, answers: int, tokens: int) -> list[tuple[float, float]]:
     center = Center()
-    center.add_provider(
-        Provider("llamacpp", base_url=server.base_url, models=[ModelInfo(server.model_id)], settings={"server": "llama.cpp"})
-    )
+    provider = Provider("llamacpp", base_url=server.base_url, models=[ModelInfo(server.model_id)])
+    provider.settings["server"] = "llama.cpp"
+    center.add_provider(provider)
     figures = []
     for number in range(answers):
         dialog = center.create_dialog()

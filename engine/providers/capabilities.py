@@ -222,12 +222,12 @@ def _apply_props(model: ModelInfo, props: Mapping[str, Any]) -> None:
     caps = props.get("chat_template_caps")
     supports_tools = caps.get("supports_tools") if isinstance(caps, dict) else None
     if isinstance(supports_tools, bool):
-        told.pop("tools", None)
         if supports_tools:
             model.capabilities |= Capability.TOOLS
             told["tools"] = LLAMA_CPP_PROPS
-        else:
+        else:  # recorded although the mark is off: the run loop's notice says why
             model.capabilities &= ~Capability.TOOLS
+            told["tools"] = f"{LLAMA_CPP_PROPS}: its chat template renders no tools"
     elif "tools" not in told:
         model.capabilities |= Capability.TOOLS
         told["tools"] = ASSUMED

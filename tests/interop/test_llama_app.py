@@ -34,7 +34,8 @@ def llama_app(server: LlamaServer) -> VisindigoApp:
             base_url=server.base_url,
             models=[ModelInfo(server.model_id, name="gemma-3-270m", capabilities=Capability.TEXT | Capability.TOOLS)],
             default_model=server.model_id,
-            settings={"max_concurrent_runs": 1},
+            # one run at a time, so a second dialog waits visibly; no usage asked for, so the estimate (~) shows
+            settings={"max_concurrent_runs": 1, "stream_usage": False},
         )
     )
     center.default_provider_id = "llamacpp"

@@ -124,7 +124,7 @@ async def test_two_dialogs_asking_at_once_both_finish_and_the_second_waits_visib
     async with app.run_test(size=(120, 40)) as pilot:
         screen = main_screen(app)
         first = screen.dialog
-        first.parameters = {**SHORT, "max_tokens": 40}
+        first.parameters = {**SHORT, "max_tokens": 200}  # still streaming when the second asks
         await ask(pilot, "Count to twenty")
         await pilot.press("ctrl+n")
         await pilot.pause()

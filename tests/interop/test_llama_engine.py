@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.interop.llama_server import LlamaServer
+from tests.interop.tools import get_time, get_weather
 from visindigo.engine import (
     Capability,
     Center,
@@ -34,7 +35,6 @@ from visindigo.engine import (
     ToolCallStarted,
     WaitingForProvider,
 )
-from visindigo.engine.commands import command
 from visindigo.engine.compare import Comparison, ModelChoice
 from visindigo.engine.providers.discovery import DiscoveredProvider, probe_url
 from visindigo.engine.stop_reason import CONTEXT_FULL
@@ -47,18 +47,6 @@ TOOL_TOKENS = 48
 WIRES = pytest.mark.parametrize("wire", ["openai", "anthropic"])
 #: How each wire names an ordinary end and an output limit.
 ENDS = {"openai": ("stop", "length"), "anthropic": ("end_turn", "max_tokens")}
-
-
-@command()
-def get_time(tz: str) -> dict[str, str]:
-    """The current time in a time zone."""
-    return {"tz": tz, "time": "12:00"}
-
-
-@command()
-def get_weather(city: str) -> dict[str, str]:
-    """The weather in a city."""
-    return {"city": city, "weather": "sunny"}
 
 
 def llama_provider(
@@ -92,6 +80,21 @@ def observe_requests(provider: Provider) -> list[dict[str, Any]]:
 
     provider.adapter.http.client.event_hooks["request"].append(record)  # type: ignore[attr-defined]
     return bodies
+
+
+async def force_get_time_asking_for_the_weather(center: Center, provider: Provider) -> list[dict[str, Any]]:
+    """A run with both tools, `get_time` forced and a question about the weather: the forced one must be called.
+    Returns the request bodies sent."""
+    sent = observe_requests(provider)
+    dialog = center.create_dialog()
+    dialog.add_function(get_weather)
+    dialog.add_function(get_time)
+    dialog.parameters = {**SHORT, "max_tokens": TOOL_TOKENS, "tool_choice": "get_time"}
+    dialog.append_message(Role.USER, "What is the weather in Paris?")
+    events = await run(dialog)
+    assert failures(events) == []
+    assert [e.function_id for e in events if isinstance(e, ToolCallStarted)] == ["get_time"]
+    return sent
 
 
 async def run(dialog: Dialog) -> list[Event]:
@@ -199,15 +202,7 @@ async def test_first_run_recognises_llama_server_and_a_named_tool_choice_is_obey
     assert model.extra["capability_sources"]["tools"] == "server: llama.cpp /props"
     center = Center()
     center.add_provider(provider)
-    sent = observe_requests(provider)
-    dialog = center.create_dialog()
-    dialog.add_function(get_weather)
-    dialog.add_function(get_time)
-    dialog.parameters = {**SHORT, "max_tokens": TOOL_TOKENS, "tool_choice": "get_time"}
-    dialog.append_message(Role.USER, "What is the weather in Paris?")
-    events = await run(dialog)
-    assert failures(events) == []
-    assert [e.function_id for e in events if isinstance(e, ToolCallStarted)] == ["get_time"]
+    sent = await force_get_time_asking_for_the_weather(center, provider)
     assert sent[0]["tool_choice"] == "required" and [t["function"]["name"] for t in sent[0]["tools"]] == ["get_time"]
     assert sent[1]["tool_choice"] == "auto"
     assert {t["function"]["name"] for t in sent[1]["tools"]} == {"get_time", "get_weather"}  # all tools again
@@ -215,15 +210,10 @@ async def test_first_run_recognises_llama_server_and_a_named_tool_choice_is_obey
 
 
 async def test_a_named_tool_choice_on_the_messages_wire_offers_only_that_tool(llama_server: LlamaServer) -> None:
-    center, dialog = make_dialog(llama_server, "anthropic")
-    sent = observe_requests(center.get_provider("llama-anthropic"))  # type: ignore[arg-type]
-    dialog.add_function(get_weather)
-    dialog.add_function(get_time)
-    dialog.parameters = {**SHORT, "max_tokens": TOOL_TOKENS, "tool_choice": "get_time"}
-    dialog.append_message(Role.USER, "What is the weather in Paris?")
-    events = await run(dialog)
-    assert failures(events) == []
-    assert [e.function_id for e in events if isinstance(e, ToolCallStarted)] == ["get_time"]
+    center = Center()
+    provider = llama_provider(llama_server, "anthropic")
+    center.add_provider(provider)
+    sent = await force_get_time_asking_for_the_weather(center, provider)
     assert sent[0]["tool_choice"] == {"type": "tool", "name": "get_time"}
     assert [tool["name"] for tool in sent[0]["tools"]] == ["get_time"]
     await center.aclose()

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from tests.interop.tools import get_time, get_weather
 from tests.llm_server import LLMServer, RecordedRequest, Reply, error_reply, json_reply, openai_stream
 from visindigo.engine import Capability, Center, Message, ModelInfo, Notice, Provider, Role, RunFailed
-from visindigo.engine.commands import command
 from visindigo.engine.providers import ChatRequest, UsagePart
 from visindigo.engine.providers import anthropic as anthropic_wire
 from visindigo.engine.providers import openai as openai_wire
@@ -47,18 +47,6 @@ def props(*, supports_tools: bool, vision: bool = False) -> dict[str, Any]:
         "chat_template_caps": {"supports_tools": supports_tools, "supports_tool_calls": supports_tools},
         "build_info": "b0-unknown",
     }
-
-
-@command()
-def get_time(tz: str) -> dict[str, str]:
-    """The current time in a time zone."""
-    return {"tz": tz, "time": "12:00"}
-
-
-@command()
-def get_weather(city: str) -> dict[str, str]:
-    """The weather in a city."""
-    return {"city": city, "weather": "sunny"}
 
 
 def serve_props(llm_server: LLMServer, document: dict[str, Any], *answers: Reply) -> None:

@@ -1,8 +1,8 @@
 """First-token latency and tokens per second as the app shows them, against llama.cpp's own timing.
 
-Starts the interop tests' server (llama-cpp-python on Gemma 3 270M, see tests/interop/llama_server.py), runs a
-few answers through the same worker the app uses (`tui.workbench.driving.drive`, whose `RunState` feeds the status
-line), and reads the server's `llama_perf_context_print` lines for the same requests:
+Starts the interop tests' server (llama.cpp's own llama-server on Gemma 3 270M, see tests/interop/llama_server.py),
+runs a few answers through the same worker the app uses (`tui.workbench.driving.drive`, whose `RunState` feeds the
+status line), and reads the server's `print_timing` lines for the same requests:
 
 - app first token: from the start of the run to the first streamed delta (what the user waits for);
 - server first token: llama.cpp's prompt eval time (the part of that wait the model itself spends);
@@ -31,17 +31,14 @@ from visindigo.tui.workbench import RunState
 from visindigo.tui.workbench.driving import drive
 
 _PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms")
-_EVAL = re.compile(r"\beval time =\s*([\d.]+) ms /\s*(\d+) runs.*?([\d.]+) tokens per second")
+_EVAL = re.compile(r"\|\s+eval time =\s*([\d.]+) ms /\s*(\d+) tokens.*?([\d.]+) tokens per second")
 
 
 async def measure(server: LlamaServer, answers: int, tokens: int) -> list[tuple[float, float]]:
     center = Center()
-    center.add_provider(
-        Provider(
-            "llamacpp", base_url=server.base_url, models=[ModelInfo(server.model_id)],
-            settings={"max_concurrent_runs": 1},
-        )
-    )  # fmt: skip
+    provider = Provider("llamacpp", base_url=server.base_url, models=[ModelInfo(server.model_id)])
+    provider.settings["server"] = "llama.cpp"
+    center.add_provider(provider)
     figures = []
     for number in range(answers):
         dialog = center.create_dialog()
@@ -61,6 +58,17 @@ def server_figures(log: str) -> list[tuple[float, float]]:
     return list(zip(prompts, rates, strict=False))
 
 
+def wait_for_timings(server: LlamaServer, loaded: int, answers: int, timeout: float = 10.0) -> str:
+    """The log since `loaded` once it holds the timing lines of every answer (the server writes them after the
+    stream's last event, so they may come a moment after the run)."""
+    deadline = time.monotonic() + timeout
+    log = server.log_text()[loaded:]
+    while len(_EVAL.findall(log)) < answers and time.monotonic() < deadline:
+        time.sleep(0.05)
+        log = server.log_text()[loaded:]
+    return log
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answers", type=int, default=5)
@@ -73,11 +81,10 @@ def main() -> None:
         started = time.perf_counter()
         server.start()
         print(f"server ready in {time.perf_counter() - started:.1f} s")
-        loaded = len(server.log_path.read_text(errors="replace"))  # what loading printed is not a request
+        loaded = len(server.log_text())  # what loading printed is not a request
         try:
             app = asyncio.run(measure(server, args.answers, args.tokens))
-            time.sleep(0.5)  # the log line of the last request
-            ours = server_figures(server.log_path.read_text(errors="replace")[loaded:])
+            ours = server_figures(wait_for_timings(server, loaded, args.answers))
         finally:
             server.stop()
     print(f"{'answer':>6} {'app first':>10} {'server prompt':>14} {'app tok/s':>10} {'server tok/s':>13}")

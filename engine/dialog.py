@@ -66,6 +66,8 @@ class Dialog:
         self.approved_function_ids: set[str] = set()
         self._running = False
         self._capture: list[Event] | None = None
+        #: (provider id, model id) of models this dialog was told take no tools, so that is said once.
+        self._told_no_tools: set[tuple[str, str]] = set()
 
     def __repr__(self) -> str:
         return f"Dialog(id={self._id!r}, messages={len(self._messages)}, title={self._title!r})"

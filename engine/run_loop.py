@@ -57,11 +57,13 @@ from .providers.base import (
     TextPart,
     ToolCallPart,
     UsagePart,
+    output_limit,
     redact,
     retry_delay,
     retry_limit,
 )
 from .providers.models import ensure_models
+from .stop_reason import stop_reason
 from .tool_context import ToolCallContext, current_tool_call
 from .tool_runner import ToolOutcome, parse_arguments, run_function
 
@@ -140,6 +142,8 @@ class _Round:
     usage_estimated: bool = False
     #: Text and reasoning parts received: the output estimate for servers that report no usage.
     parts: int = 0
+    #: The server's finish reason when the run loop read it otherwise (a length stop that was the context).
+    server_finish_reason: str = ""
     unanswered: list[ToolCallPart] = field(default_factory=list)
 
 
@@ -237,7 +241,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                         state = _Round()
                         continue
                     if _rejects_tools(error, request):
-                        request = _without_tools(setup, request, error)
+                        request = _without_tools(dialog, setup, request, error)
                         for event in captured:
                             yield event
                         captured.clear()
@@ -274,6 +278,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
 
             calls = _unique_ids(state.calls)
             state.calls = calls
+            _read_stop_reason(setup, request, state)  # before the estimate: an estimate cannot tell the two apart
             if state.usage is None:
                 # recorded in the message's meta as an estimate; no UsageReported: the server reported nothing
                 state.usage = _estimated_usage(request, dialog, state)
@@ -420,9 +425,13 @@ async def _prepare(dialog: Dialog) -> _Setup:
         if listing_problem:  # the server's own words first: they say why (a proxy's "No connected db.")
             raise _Failure(f"listing the models failed: {listing_problem} — so {error}") from None
         raise _Failure(str(error)) from None
-    if Capability.TOOLS not in model.capabilities:
-        functions = {}
     notices = []
+    if Capability.TOOLS not in model.capabilities:
+        told = (provider.id, model.id)
+        if functions and told not in dialog._told_no_tools:
+            dialog._told_no_tools.add(told)
+            notices.append(_no_tools_notice(provider, model, dialog.parameters.get("tool_choice")))
+        functions = {}
     requested = ""
     if dialog.model_id and model.id != dialog.model_id:
         requested = dialog.model_id
@@ -441,6 +450,16 @@ async def _prepare(dialog: Dialog) -> _Setup:
     if not isinstance(max_calls, int) or isinstance(max_calls, bool) or max_calls < 1:
         max_calls = DEFAULT_MAX_TOOL_CALLS
     return _Setup(provider, adapter, model, system, functions, max_rounds, max_calls, notices, requested)
+
+
+def _no_tools_notice(provider: Provider, model: ModelInfo, choice: Any) -> str:
+    """Why the dialog's tools stay out of this run (said once per dialog and model)."""
+    why = _sources(model).get("tools") or "its capabilities (config or the server's model list) do not include tools"
+    forced = f" and the forced tool choice {choice!r}" if choice and choice not in ("auto", "none") else ""
+    return (
+        f"{model.label} on {provider.name} takes no tools ({why}): this dialog's tools{forced} are not sent; "
+        "pick a model that takes tools to use them"
+    )
 
 
 def _choose_model(provider: Provider, required: Capability, wants_tools: bool, preferred_id: str) -> ModelInfo:
@@ -590,12 +609,13 @@ def _rejects_tools(error: ProviderError, request: ChatRequest) -> bool:
     return any(word in lowered for word in _TOOL_WORDS)
 
 
-def _without_tools(setup: _Setup, request: ChatRequest, error: ProviderError) -> ChatRequest:
+def _without_tools(dialog: Dialog, setup: _Setup, request: ChatRequest, error: ProviderError) -> ChatRequest:
     """Learn that the model takes no tools (for this session), say so once, and ask again without them."""
     model = setup.model
     model.capabilities &= ~Capability.TOOLS
     model.extra["capability_sources"] = {**_sources(model), "tools": "learnt: the server rejected tools"}
     setup.functions = {}
+    dialog._told_no_tools.add((setup.provider.id, model.id))
     words = error.message.split(": ", 1)[-1]
     setup.dialog_notice(
         f"{setup.provider.name} rejected the tools for {model.id} ({words}); it answers without tools from now on"
@@ -608,6 +628,22 @@ def _without_tools(setup: _Setup, request: ChatRequest, error: ProviderError) ->
 def _sources(model: ModelInfo) -> dict[str, str]:
     sources = model.extra.get("capability_sources")
     return dict(sources) if isinstance(sources, dict) else {}
+
+
+def _read_stop_reason(setup: _Setup, request: ChatRequest, state: _Round) -> None:
+    """A length stop that was the context filling gets its own reason (`stop_reason`); the server's word is kept."""
+    if state.finish is None:
+        return
+    reason = stop_reason(
+        state.finish.reason,
+        state.usage,
+        output_limit=output_limit(request),
+        context_window=setup.model.context_window,
+        cache_apart=setup.provider.kind == "anthropic",
+    )
+    if reason != state.finish.reason:
+        state.server_finish_reason = state.finish.reason
+        state.finish = replace(state.finish, reason=reason)
 
 
 def _estimated_usage(request: ChatRequest, dialog: Dialog, state: _Round) -> UsagePart:
@@ -630,6 +666,8 @@ def _meta(setup: _Setup | None, state: _Round, status: str, error: str) -> dict[
         meta["model_id"] = setup.model.id
     if state.finish is not None:
         meta["finish_reason"] = state.finish.reason
+        if state.server_finish_reason:
+            meta["server_finish_reason"] = state.server_finish_reason
         if state.finish.meta:
             meta["provider_data"] = state.finish.meta
     if setup is not None and setup.requested_model:

@@ -12,7 +12,8 @@ Thinking blocks (with their signatures) and redacted thinking blocks are returne
 only on assistant messages with tool calls, where the API requires them; other reasoning is not sent back.
 
 The dialog's parameters go out as `max_tokens`, `temperature`, `top_p`, `stop_sequences` and `tool_choice`
-("required" is `any`, a tool's name is `{"type": "tool"}`; forced only in the first round of a run); the API has no
+("required" is `any`, a tool's name is `{"type": "tool"}` — for llama.cpp's server, which calls any tool it is offered
+then, with only that tool offered; forced only in the first round of a run); the API has no
 seed or reasoning effort, so those are not sent. Tool calls come out once per id: blocks that repeat an id (a proxy
 splitting one call) are merged (`tool_calls.merged_arguments`).
 
@@ -42,11 +43,13 @@ from .base import (
     ToolCallPart,
     UsagePart,
     expect,
+    output_limit,
 )
+from .capabilities import takes_named_tool_choice
 from .history import sendable_history
 from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
-from .tool_calls import merged_arguments
+from .tool_calls import arguments_object, merged_arguments
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicAdapter", "build_body", "wire_messages"]
 
@@ -79,7 +82,7 @@ class AnthropicAdapter(HTTPAdapter):
         ]
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
-        body = build_body(request)
+        body = build_body(request, named_tool_choice=takes_named_tool_choice(self.provider))
         response = await self.http.open_stream(f"{self.base_url}/messages", body, self._headers("text/event-stream"))
         try:
             content_type = response.headers.get("content-type", "")
@@ -259,17 +262,15 @@ def _block(content_block: dict[str, Any], event: str) -> dict[str, Any]:
     }
 
 
-def build_body(request: ChatRequest) -> dict[str, Any]:
-    """The Messages request for one round."""
+def build_body(request: ChatRequest, *, named_tool_choice: bool = True) -> dict[str, Any]:
+    """The Messages request for one round; `named_tool_choice` False for a server that takes a named choice as
+    "any tool" (`capabilities.takes_named_tool_choice`)."""
     settings = request.settings
     model = request.model
     system_parts = [request.system] if request.system else []
     system_parts += [m.content for m in request.messages if m.role is Role.SYSTEM and m.content]
     parameters = request.parameters
-    max_tokens = parameters.get("max_tokens") or settings.get("max_tokens") or model.max_output_tokens
-    max_tokens = max_tokens or DEFAULT_MAX_TOKENS
-    if not isinstance(max_tokens, int) or max_tokens <= 0:
-        max_tokens = DEFAULT_MAX_TOKENS
+    max_tokens = output_limit(request) or DEFAULT_MAX_TOKENS
     body: dict[str, Any] = {"model": model.id, "max_tokens": max_tokens, "messages": wire_messages(request)}
     if system_parts:
         body["system"] = "\n\n".join(system_parts)
@@ -288,6 +289,9 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
     choice = parameters.get("tool_choice")
     if choice and request.tools:
         body["tool_choice"] = _TOOL_CHOICES.get(choice) or {"type": "tool", "name": choice}
+        if choice not in _TOOL_CHOICES and not named_tool_choice and request.first_round:
+            # the server calls any tool it is offered: offer only the chosen one
+            body["tools"] = [tool for tool in body["tools"] if tool["name"] == choice] or body["tools"]
     budget = settings.get("thinking_budget") or model.extra.get("thinking_budget")
     if isinstance(budget, int) and budget >= 1024:
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
@@ -381,17 +385,8 @@ def _assistant_blocks(message: Message, provider_id: str) -> list[dict[str, Any]
 
 def _arguments_object(raw: Any) -> dict[str, Any]:
     """The API wants the input as an object; text the model got wrong goes back as an empty object."""
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str) and raw.strip():
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
-    return {}
+    return arguments_object(raw) or {}
 
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
-

@@ -31,6 +31,7 @@ __all__ = [
     "ToolCallPart",
     "UsagePart",
     "expect",
+    "output_limit",
     "redact",
     "retry_delay",
     "retry_limit",
@@ -129,6 +130,14 @@ class ChatRequest:
     parameters: dict[str, Any] = field(default_factory=dict)
     #: The first round of a run: a forced `tool_choice` applies to it only, later rounds use "auto".
     first_round: bool = True
+
+
+def output_limit(request: ChatRequest) -> int:
+    """The output limit the request carries: the dialog's `max_tokens`, else the provider's, else the model's
+    `max_output_tokens`; 0 for none (the Messages adapter then sends its default)."""
+    value = request.parameters.get("max_tokens") or request.settings.get("max_tokens")
+    value = value or request.model.max_output_tokens
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 class ProviderError(Exception):

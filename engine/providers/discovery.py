@@ -10,9 +10,12 @@ loopback is probed, plus the address in `OLLAMA_HOST` when the user set one. `pr
 addresses that is, and `probe_url` tests an address the user typed.
 
 What answered is told apart by the `owned_by` of its model list ("me" is llama-cpp-python, "llamacpp"
-llama.cpp's own server, "vllm" vLLM), and the found provider says which server it is (the `server` setting)
-so capabilities can be asked of it (`capabilities.py`). llama-cpp-python's server answers one request at a
-time and cuts the stream it serves when a second arrives, so it gets `max_concurrent_runs = 1`.
+llama.cpp's own server, "vllm" vLLM) or, when that names no server, by llama-server's own `/props` (its
+`total_slots` and `default_generation_settings`); the found provider says which server it is (the `server`
+setting) so capabilities can be asked of it (`capabilities.py`). llama-cpp-python's server answers one request
+at a time and cuts the stream it serves when a second arrives, so it gets `max_concurrent_runs = 1`;
+llama-server serves as many requests at once as it has slots and queues the rest, so it gets no limit. A server
+still loading its model answers 503 (llama-server: "Loading model"), and a typed address says so.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..provider import ModelInfo, Provider
+from ..sanitize import clean_line
 from ._httpx import httpx
-from .capabilities import ASSUMED, SOURCES_KEY, learn_from_server, sources, with_sources
+from .capabilities import ASSUMED, SOURCES_KEY, learn_from_server, server_root, sources, with_sources
 from .models import DEFAULT_LISTED_CAPABILITIES
 
 __all__ = [
@@ -219,7 +223,8 @@ async def _probe(client: httpx.AsyncClient, base_url: str) -> DiscoveredProvider
     try:
         response = await client.get(f"{base_url}/models")
         if response.status_code != 200:
-            return f"{base_url}/models answered HTTP {response.status_code}"
+            words = _error_words(response)
+            return f"{base_url}/models answered HTTP {response.status_code}" + (f" ({words})" if words else "")
         document = response.json()
     except httpx.HTTPError as error:
         return f"{base_url}: {type(error).__name__} ({error or 'no answer'})"
@@ -235,6 +240,8 @@ async def _probe(client: httpx.AsyncClient, base_url: str) -> DiscoveredProvider
     where = f"{parts.hostname}:{port}"
     owners = {str(e.get("owned_by", "")) for e in listed}
     known = next((_OWNERS[owner] for owner in owners if owner in _OWNERS), None)
+    if known is None and await _is_llama_server(client, base_url):
+        known = _OWNERS["llamacpp"]
     if known is not None:
         server, server_id, label, settings = known
     else:
@@ -244,6 +251,28 @@ async def _probe(client: httpx.AsyncClient, base_url: str) -> DiscoveredProvider
     return DiscoveredProvider(
         server_id, f"{label} ({where})", "openai", base_url, "local", models=models, settings=all_settings
     )
+
+
+async def _is_llama_server(client: httpx.AsyncClient, base_url: str) -> bool:
+    """llama.cpp's own server, told by its `/props` (a model list alone may not say: a proxy in front, an
+    `owned_by` some build changed)."""
+    try:
+        response = await client.get(f"{server_root(base_url)}/props")
+        document = response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return False
+    return isinstance(document, dict) and "total_slots" in document and "default_generation_settings" in document
+
+
+def _error_words(response: httpx.Response) -> str:
+    """The server's own short reason in an error body ("Loading model"), cleaned to one line."""
+    try:
+        document = response.json()
+    except ValueError:
+        return ""
+    error = document.get("error") if isinstance(document, dict) else None
+    message = error.get("message") if isinstance(error, dict) else error
+    return clean_line(message, 120) if isinstance(message, str) else ""
 
 
 def _ollama_host(value: str) -> str:

@@ -13,8 +13,9 @@
 - a server that ignores `stream: true` and answers one JSON document.
 
 The dialog's parameters (`engine.parameters`) go out as `max_tokens` (under `max_tokens_field`), `temperature`,
-`top_p`, `seed`, `stop`, `reasoning_effort` and `tool_choice` (a tool's name becomes the named-function form),
-only when set; a forced tool choice — also one set through `extra_body` — becomes "auto" after the first round.
+`top_p`, `seed`, `stop`, `reasoning_effort` and `tool_choice` (a tool's name becomes the named-function form, or,
+for llama.cpp's server, which takes only a string there, "required" with only that tool offered), only when set;
+a forced tool choice — also one set through `extra_body` — becomes "auto" after the first round.
 
 Provider settings read here (besides the retry settings of `http.py`): `stream_usage` (default True),
 `max_tokens` and `max_tokens_field` ("max_tokens" or "max_completion_tokens"), `extra_body` (merged into
@@ -46,13 +47,14 @@ from .base import (
     ToolCallPart,
     UsagePart,
     expect,
+    output_limit,
 )
-from .capabilities import capabilities_from_listing, with_sources
+from .capabilities import from_listing, takes_named_tool_choice
 from .history import sendable_history
 from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
 from .think import PIECE_PARTS, ThinkSplitter
-from .tool_calls import merged_arguments
+from .tool_calls import arguments_object, merged_arguments
 
 __all__ = ["OpenAIAdapter", "build_body", "wire_messages"]
 
@@ -78,13 +80,13 @@ class OpenAIAdapter(HTTPAdapter):
                 model_id = entry.get("id") or entry.get("name") or entry.get("model")
                 if isinstance(model_id, str) and model_id:
                     label = str(entry.get("display_name") or entry.get("name") or "")
-                    model = ModelInfo(model_id, name=label if label != model_id else "")
-                    stated = capabilities_from_listing(entry)
-                    models.append(with_sources(model, stated, "server: /models") if stated is not None else model)
+                    models.append(from_listing(ModelInfo(model_id, name=label if label != model_id else ""), entry))
         return models
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
-        body = build_body(request, stream_usage=self.stream_usage)
+        body = build_body(
+            request, stream_usage=self.stream_usage, named_tool_choice=takes_named_tool_choice(self.provider)
+        )
         url = f"{self.provider.base_url}/chat/completions"
         headers = self._headers("text/event-stream")
         try:
@@ -239,8 +241,9 @@ class OpenAIAdapter(HTTPAdapter):
             yield FinishPart(str(choice["finish_reason"]))
 
 
-def build_body(request: ChatRequest, *, stream_usage: bool = True) -> dict[str, Any]:
-    """The chat-completions request for one round."""
+def build_body(request: ChatRequest, *, stream_usage: bool = True, named_tool_choice: bool = True) -> dict[str, Any]:
+    """The chat-completions request for one round; `named_tool_choice` False for a server that does not take the
+    object form of a named tool choice (see `takes_named_tool_choice`)."""
     settings = request.settings
     body: dict[str, Any] = {"model": request.model.id, "messages": wire_messages(request), "stream": True}
     if stream_usage:
@@ -258,16 +261,21 @@ def build_body(request: ChatRequest, *, stream_usage: bool = True) -> dict[str, 
             for tool in request.tools
         ]
     parameters = request.parameters
-    max_tokens = parameters.get("max_tokens") or settings.get("max_tokens") or request.model.max_output_tokens
-    if isinstance(max_tokens, int) and max_tokens > 0:
+    max_tokens = output_limit(request)
+    if max_tokens:
         body[str(settings.get("max_tokens_field") or "max_tokens")] = max_tokens
     for name in ("temperature", "top_p", "seed", "stop", "reasoning_effort"):
         if name in parameters:
             body[name] = parameters[name]
     choice = parameters.get("tool_choice")
     if choice and request.tools:
-        named = {"type": "function", "function": {"name": choice}}
-        body["tool_choice"] = choice if choice in TOOL_CHOICE_MODES else named
+        if choice in TOOL_CHOICE_MODES:
+            body["tool_choice"] = choice
+        elif named_tool_choice or not request.first_round:
+            body["tool_choice"] = {"type": "function", "function": {"name": choice}}
+        else:  # the server reads only a string here: "required", with only the chosen tool offered
+            body["tool_choice"] = "required"
+            body["tools"] = [tool for tool in body["tools"] if tool["function"]["name"] == choice] or body["tools"]
     for extra in (settings.get("extra_body"), request.model.extra.get("extra_body")):
         if isinstance(extra, dict):
             body.update(extra)
@@ -301,7 +309,7 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
             entry: dict[str, Any] = {"role": "assistant", "content": message.content}
             calls = message.parsed_tool_calls()
             if calls:
-                entry["tool_calls"] = calls
+                entry["tool_calls"] = [_sendable_call(call) for call in calls]
                 if resend and message.reasoning:
                     entry[reasoning_field] = message.reasoning
                 data = _own_provider_data(message, request.provider_id)
@@ -313,6 +321,14 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
         else:
             out.append({"role": "user", "content": _user_content(message, sees_images)})
     return out
+
+
+def _sendable_call(call: dict[str, Any]) -> dict[str, Any]:
+    """The call as stored, with arguments that are not a JSON object (cut short by the output limit) sent as "{}"."""
+    function = call.get("function")
+    if not isinstance(function, dict) or arguments_object(function.get("arguments")) is not None:
+        return call
+    return {**call, "function": {**function, "arguments": "{}"}}
 
 
 def _user_content(message: Message, sees_images: bool) -> str | list[dict[str, Any]]:

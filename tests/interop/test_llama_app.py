@@ -34,7 +34,8 @@ def llama_app(server: LlamaServer) -> VisindigoApp:
             base_url=server.base_url,
             models=[ModelInfo(server.model_id, name="gemma-3-270m", capabilities=Capability.TEXT | Capability.TOOLS)],
             default_model=server.model_id,
-            settings={"max_concurrent_runs": 1},
+            # one run at a time, so a second dialog waits visibly; no usage asked for, so the estimate (~) shows
+            settings={"max_concurrent_runs": 1, "stream_usage": False},
         )
     )
     center.default_provider_id = "llamacpp"
@@ -123,7 +124,7 @@ async def test_two_dialogs_asking_at_once_both_finish_and_the_second_waits_visib
     async with app.run_test(size=(120, 40)) as pilot:
         screen = main_screen(app)
         first = screen.dialog
-        first.parameters = {**SHORT, "max_tokens": 40}
+        first.parameters = {**SHORT, "max_tokens": 200}  # still streaming when the second asks
         await ask(pilot, "Count to twenty")
         await pilot.press("ctrl+n")
         await pilot.pause()

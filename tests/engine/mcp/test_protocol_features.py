@@ -15,12 +15,9 @@ import pytest
 
 from tests.llm_server import LLMServer, openai_stream, openai_tool_call
 from visindigo.engine import (
-    Capability,
     Center,
     MCPServer,
     Message,
-    ModelInfo,
-    Provider,
     Role,
     RunCancelled,
     RunFinished,
@@ -33,12 +30,11 @@ from visindigo.engine.events import Event
 from visindigo.engine.mcp import MCPManager
 from visindigo.engine.mcp.host import (
     ElicitationAnswer,
-    ElicitationRequest,
     SamplingDecision,
-    SamplingRequest,
 )
 from visindigo.engine.mcp.resources import attach, template_variables
 
+from .dialog_host import Host, center_with, run_tool
 from .helpers import until
 
 FEATURES = Path(__file__).parent / "servers" / "features.py"
@@ -48,53 +44,6 @@ def features(name: str = "f", **settings: object) -> MCPServer:
     settings.setdefault("timeout", 5.0)
     settings.setdefault("approval", "allow")
     return MCPServer(name, command=sys.executable, args=(str(FEATURES),), **settings)  # type: ignore[arg-type]
-
-
-class Host:
-    """Answers like a person would, and remembers what it was shown."""
-
-    def __init__(self, elicit: ElicitationAnswer | None = None, sampling: SamplingDecision = SamplingDecision.DENY):
-        self.elicit_answer = elicit or ElicitationAnswer("decline")
-        self.sampling = sampling
-        self.elicited: list[ElicitationRequest] = []
-        self.sampled: list[SamplingRequest] = []
-
-    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
-        self.elicited.append(request)
-        return self.elicit_answer
-
-    async def approve_sampling(self, request: SamplingRequest) -> SamplingDecision:
-        self.sampled.append(request)
-        return self.sampling
-
-
-def center_with(llm_server: LLMServer, manager: MCPManager, server: MCPServer) -> Center:
-    center = Center()
-    models = [
-        ModelInfo("big-model", capabilities=Capability.TEXT | Capability.TOOLS),
-        ModelInfo("small-model", capabilities=Capability.TEXT | Capability.TOOLS),
-    ]
-    center.add_provider(Provider("loop", kind="openai", base_url=llm_server.openai_url, api_key="sk-t", models=models))
-    center.tool_source = manager
-    manager.center = center
-    center.add_mcp(server)
-    return center
-
-
-
-async def run_tool(llm_server: LLMServer, center: Center, tool: str, arguments: str = "{}") -> tuple[list[Event], str]:
-    """One run in which the model calls `tool`; returns the events and the tool result the model got."""
-    llm_server.queue(
-        openai_stream(tool_calls=openai_tool_call("c1", tool, [arguments]), finish="tool_calls"),
-        openai_stream(["ok"]),
-    )
-    dialog = center.create_dialog()
-    dialog.model_id = "big-model"
-    dialog.append_message(Role.USER, "go")
-    events = [event async for event in dialog.run()]
-    tools = [m for m in dialog.messages if m.role is Role.TOOL]
-    assert len(tools) == 1, events
-    return events, tools[0].content
 
 
 @pytest.fixture
@@ -313,7 +262,8 @@ async def test_resources_templates_completion_and_subscriptions(
         reopened.close()
     text_only = Message(Role.USER, "and now?")
     attach(text_only, image, images=False)  # a model without images gets the image named, not sent
-    assert text_only.images == [] and "pic://dot (image/png; the model takes no images)" in text_only.content
+    assert text_only.images == []
+    assert '<resource server="f" uri="pic://dot">[image/png; the model takes no images, not shown]' in text_only.content
     assert await host_manager.complete(server, "prompt", "greet", "person", "al") == ["alice", "albert"]
     updated: list[str] = []
     assert await host_manager.subscribe_resource(server, "note://live", updated.append)

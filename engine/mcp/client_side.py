@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..events import UsageReported
 from ..tool_context import ToolCallContext, current_tool_call
 from .host import ElicitationRequest, MCPHost, SamplingDecision, SamplingMessage, SamplingRequest
-from .sampling import MAX_SAMPLING_TOKENS, SamplingFailed, choose_model, sample
+from .sampling import MAX_SAMPLING_TOKENS, SamplingFailed, choose_model, sample, sampling_parameters
 
 if TYPE_CHECKING:
     from ..lookup import DialogHost
@@ -147,6 +147,7 @@ class ClientSide:
         dialog = call.dialog if call is not None else None
         center = dialog.center if dialog is not None and dialog.center is not None else self.center
         try:
+            sampling_parameters(request)  # a temperature no model takes is refused before the user is asked
             provider, model = await choose_model(request, center, dialog)
         except SamplingFailed as error:
             return ErrorData(code=INVALID_REQUEST, message=str(error))

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.llm_server import LLMServer
+from tests.llm_server import LLMServer, openai_stream, openai_tool_call
 from visindigo.engine import Message, Role
 from visindigo.engine.mcp import MCPManager
+from visindigo.engine.mcp.host import SamplingDecision
 from visindigo.engine.mcp.resources import attach
 
 from .dialog_host import Host, center_with, run_tool
@@ -65,3 +66,31 @@ async def test_a_text_blob_embedded_in_a_tool_result_reaches_the_model(
     text = json.loads(result)["content"]
     assert "[resource demo://resource/dynamic/blob/2 (text/plain)]\nResource 2: This is a base64 blob" in text
     assert "not shown" not in text
+
+
+# --- §10: sampling parameters -------------------------------------------------------------------------------
+
+
+async def test_sampling_sends_the_servers_temperature_and_limit_to_the_provider(
+    llm_server: LLMServer, host_manager: MCPManager, everything_js: Path
+) -> None:
+    host_of(host_manager).sampling = SamplingDecision.ALLOW_ONCE
+    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
+    arguments = '{"prompt": "Name a colour", "maxTokens": 50}'
+    llm_server.queue(
+        openai_stream(tool_calls=openai_tool_call("c1", "ev__trigger-sampling-request", [arguments]),
+                      finish="tool_calls"),
+        openai_stream(["Teal."]),
+        openai_stream(["done"]),
+    )  # fmt: skip
+    dialog = center.create_dialog()
+    dialog.model_id = "big-model"
+    dialog.append_message(Role.USER, "go")
+    _events = [event async for event in dialog.run()]
+    [shown] = host_of(host_manager).sampled
+    assert shown.temperature == 0.7 and shown.max_tokens == 50  # what the approval screen shows ...
+    sampled = llm_server.requests[1].json
+    assert sampled["temperature"] == 0.7 and sampled["max_tokens"] == 50  # ... is what the provider receives
+    assert sampled["messages"][0] == {"role": "system", "content": "You are a helpful test server."}
+    [tool_message] = [m for m in dialog.messages if m.role is Role.TOOL]
+    assert '"text": "Teal."' in json.loads(tool_message.content)["content"]

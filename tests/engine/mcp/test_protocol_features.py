@@ -13,11 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.llm_server import LLMServer, openai_stream, openai_tool_call
+from tests.llm_server import LLMServer, anthropic_stream, openai_stream, openai_tool_call
 from visindigo.engine import (
+    Capability,
     Center,
     MCPServer,
     Message,
+    ModelInfo,
+    Provider,
     Role,
     RunCancelled,
     RunFinished,
@@ -142,6 +145,55 @@ async def test_approved_sampling_runs_on_the_hinted_model_and_counts_usage(
     # "always for this server": the second request is not shown again.
     await run_tool(llm_server, center, "f__summarise", '{"text": "b"}')
     assert len(host.sampled) == 1
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+async def test_sampling_sends_the_servers_temperature_and_stop_sequences(
+    llm_server: LLMServer, host_manager: MCPManager, wire: str
+) -> None:
+    """Issue 25 §10: the server's temperature and stop sequences reach the provider, on either wire."""
+    host = host_manager.host
+    assert isinstance(host, Host)
+    host.sampling = SamplingDecision.ALLOW_ONCE
+    center = center_with(llm_server, host_manager, features())
+    if wire == "anthropic":
+        models = [ModelInfo("small-claude", capabilities=Capability.TEXT | Capability.TOOLS)]
+        center.add_provider(Provider("claude", kind="anthropic", base_url=llm_server.anthropic_url, api_key="sk-a",
+                                     models=models))  # fmt: skip
+    arguments = '{"text": "a", "max_tokens": 40, "temperature": 0.2, "stop": ["END", "###"]}'
+    first = openai_stream(tool_calls=openai_tool_call("c1", "f__summarise", [arguments]), finish="tool_calls")
+    if wire == "anthropic":
+        first = anthropic_stream(tool_uses=[("c1", "f__summarise", [arguments])], stop_reason="tool_use")
+        sampled_reply, last = anthropic_stream(["Short."]), anthropic_stream(["done"])
+    else:
+        sampled_reply, last = openai_stream(["Short."]), openai_stream(["done"])
+    llm_server.queue(first, sampled_reply, last)
+    dialog = center.create_dialog()
+    if wire == "anthropic":
+        dialog.provider_id, dialog.model_id = "claude", "small-claude"
+    else:
+        dialog.model_id = "big-model"
+    dialog.append_message(Role.USER, "go")
+    _events = [event async for event in dialog.run()]
+    [shown] = host.sampled
+    assert shown.temperature == 0.2 and shown.stop_sequences == ("END", "###")
+    sampled = llm_server.requests[1].json
+    assert sampled["max_tokens"] == 40 and sampled["temperature"] == 0.2
+    assert sampled["stop_sequences" if wire == "anthropic" else "stop"] == ["END", "###"]
+    [tool_message] = [m for m in dialog.messages if m.role is Role.TOOL]
+    assert json.loads(tool_message.content)["content"].endswith("Short.")
+
+
+async def test_a_sampling_temperature_no_model_takes_is_refused_before_the_user_is_asked(
+    llm_server: LLMServer, host_manager: MCPManager
+) -> None:
+    host = host_manager.host
+    assert isinstance(host, Host)
+    host.sampling = SamplingDecision.ALLOW_ONCE
+    center = center_with(llm_server, host_manager, features())
+    _events, result = await run_tool(llm_server, center, "f__summarise", '{"text": "a", "temperature": 7}')
+    assert host.sampled == [] and len(llm_server.requests) == 2  # not shown, not sent
+    assert "temperature must be between 0 and 2, not 7.0" in json.loads(result)["error"]
 
 
 async def test_progress_reaches_the_run_and_keeps_a_long_call_alive(

@@ -88,13 +88,17 @@ async def visit(ctx: Context) -> str:
 
 
 @server.tool(structured_output=False)
-async def summarise(text: str, ctx: Context, max_tokens: int = 100) -> str:
-    """Ask the client's model to summarise `text`."""
+async def summarise(
+    text: str, ctx: Context, max_tokens: int = 100, temperature: float | None = None, stop: list[str] | None = None
+) -> str:
+    """Ask the client's model to summarise `text` (with a temperature and stop sequences when given)."""
     result = await ctx.session.create_message(
         messages=[SamplingMessage(role="user", content=TextContent(type="text", text=f"Summarise: {text}"))],
         max_tokens=max_tokens,
         system_prompt="Be brief.",
         model_preferences=ModelPreferences(hints=[ModelHint(name="small")], speed_priority=0.8),
+        temperature=temperature,
+        stop_sequences=stop,
     )
     content = result.content
     return f"[{result.model}] {getattr(content, 'text', content)}"

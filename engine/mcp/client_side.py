@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..events import UsageReported
 from ..tool_context import ToolCallContext, current_tool_call
-from .host import ElicitationRequest, MCPHost, SamplingDecision, SamplingMessage, SamplingRequest
+from .answer_check import answer_problems, schema_error
+from .host import ElicitationAnswer, ElicitationRequest, MCPHost, SamplingDecision, SamplingMessage, SamplingRequest
 from .sampling import MAX_SAMPLING_TOKENS, SamplingFailed, choose_model, sample, sampling_parameters
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ log = logging.getLogger(__name__)
 #: JSON-RPC error codes the client answers with.
 USER_REJECTED = -1
 INVALID_REQUEST = -32600
+#: How many answers that do not match the schema a host may give before the request is cancelled.
+MAX_ANSWERS = 3
 
 
 def root_paths(server: MCPServer, start_folder: str | None = None) -> list[Path]:
@@ -121,7 +124,7 @@ class ClientSide:
             request = ElicitationRequest(self.server.name, str(params.message), "form", schema=schema_dict)
         self._waiting_on_user(+1)
         try:
-            answer = await self.host.elicit(request)
+            answer = await self._checked_answer(self.host, request)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the host failing must not crash the server's request
@@ -132,6 +135,26 @@ class ClientSide:
         if answer.action == "accept" and mode != "url":
             return ElicitResult(action="accept", content=dict(answer.content or {}))
         return ElicitResult(action=answer.action)
+
+    async def _checked_answer(self, host: MCPHost, request: ElicitationRequest) -> ElicitationAnswer:
+        """The host's answer once it matches the server's schema; what does not is never sent.
+
+        A refused answer goes back to the host with what is wrong (`problem`) and the answer itself (`refused`,
+        to correct rather than retype); after `MAX_ANSWERS` refused answers the request is cancelled.
+        """
+        asked = request
+        for _ in range(MAX_ANSWERS):
+            answer = await host.elicit(asked)
+            if answer.action != "accept" or request.mode != "form":
+                return answer
+            content = answer.content if answer.content is not None else {}
+            problems = answer_problems(request.schema, content)
+            if not problems:
+                return answer
+            log.info("MCP server %r: an answer that does not match its schema was not sent", self.server.name)
+            refused = dict(content) if isinstance(content, dict) else {}
+            asked = replace(request, problem="; ".join(problems), refused=refused)
+        return ElicitationAnswer("cancel")
 
     # --- sampling -----------------------------------------------------------------------------------------
 
@@ -223,7 +246,8 @@ _FORM_TYPES = ("string", "number", "integer", "boolean", "array")
 
 
 def schema_problem(schema: dict[str, Any]) -> str:
-    """Why a requested schema is not a flat object of primitives the form can show; "" when it is."""
+    """Why a requested schema is not a flat object of primitives the form can show (and answers be checked
+    against); "" when it is."""
     if schema.get("type") != "object":
         return "it is not an object schema"
     properties = schema.get("properties")
@@ -235,4 +259,4 @@ def schema_problem(schema: dict[str, Any]) -> str:
         kind = prop.get("type")
         if kind not in _FORM_TYPES and "enum" not in prop and "oneOf" not in prop:
             return f"property {name!r} has type {kind!r} (only string, number, integer, boolean and enums)"
-    return ""
+    return schema_error(schema)

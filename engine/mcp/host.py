@@ -26,6 +26,10 @@ class ElicitationRequest:
     schema: dict[str, Any] = field(default_factory=dict)
     url: str = ""
     elicitation_id: str = ""
+    #: Why the host's previous answer was not sent (it does not match `schema`): shown above the form, which
+    #: opens filled with `refused`, so the user corrects the answer instead of typing it again.
+    problem: str = ""
+    refused: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,9 @@ import pytest
 from tests.llm_server import LLMServer, openai_stream, openai_tool_call
 from visindigo.engine import Message, Role
 from visindigo.engine.mcp import MCPManager
-from visindigo.engine.mcp.host import SamplingDecision
+from visindigo.engine.mcp.answer_check import answer_problems
+from visindigo.engine.mcp.elicitation import check_value, form_content, schema_fields
+from visindigo.engine.mcp.host import ElicitationAnswer, SamplingDecision
 from visindigo.engine.mcp.resources import attach
 
 from .dialog_host import Host, center_with, run_tool
@@ -94,3 +96,68 @@ async def test_sampling_sends_the_servers_temperature_and_limit_to_the_provider(
     assert sampled["messages"][0] == {"role": "system", "content": "You are a helpful test server."}
     [tool_message] = [m for m in dialog.messages if m.role is Role.TOOL]
     assert '"text": "Teal."' in json.loads(tool_message.content)["content"]
+
+
+# --- §11: elicitation answers are checked against the server's schema ---------------------------------------
+
+VALID = {"name": "Ann Lee", "untitledMultipleSelectEnum": ["Guitar"], "titledMultipleSelectEnum": ["fish-2"],
+         "email": "ann@example.org", "birthdate": "1990-02-01", "integer": 7}  # fmt: skip
+
+
+def raw_result(tool_text: str) -> dict[str, object]:
+    """The `Raw result:` the reference server appends: exactly what it received."""
+    raw = tool_text.split("Raw result: ", 1)[1]
+    document = json.loads(raw)
+    assert isinstance(document, dict)
+    return document
+
+
+async def test_an_answer_that_breaks_the_schema_goes_back_to_the_host_and_is_not_sent(
+    llm_server: LLMServer, host_manager: MCPManager, everything_js: Path
+) -> None:
+    host = host_of(host_manager)
+    too_many = ["Guitar", "Piano", "Violin", "Drums"]  # maxItems 3
+    wrong = {"name": 5, "untitledMultipleSelectEnum": too_many, "integer": 500, "email": "no-at-sign",
+             "untitledSingleSelectEnum": "Gunther"}  # fmt: skip
+    host.queued = [ElicitationAnswer("accept", wrong), ElicitationAnswer("accept", VALID)]
+    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
+    _events, result = await run_tool(llm_server, center, "ev__trigger-elicitation-request")
+    first, second = host.elicited
+    assert first.problem == "" and first.refused == {}
+    assert second.refused == wrong and second.schema == first.schema
+    assert second.problem.split("; ") == [  # in the form's order, each field by its title
+        "String: expected text",
+        "String with email format: not a valid email",
+        "Integer: must be at most 100",
+        "Untitled Single Select Enum: must be one of Monica, Rachel, Joey, Chandler, Ross, Phoebe",
+        "Untitled Multiple Select Enum: choose at most 3",
+    ]
+    assert raw_result(json.loads(result)["content"]) == {"action": "accept", "content": VALID}  # only the valid one
+
+
+async def test_a_host_that_keeps_answering_wrongly_cancels_and_sends_nothing(
+    llm_server: LLMServer, host_manager: MCPManager, everything_js: Path
+) -> None:
+    host = host_of(host_manager)
+    host.elicit_answer = ElicitationAnswer("accept", {"check": "yes"})  # no name (required), a text for a boolean
+    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
+    _events, result = await run_tool(llm_server, center, "ev__trigger-elicitation-request")
+    assert len(host.elicited) == 3
+    assert host.elicited[-1].problem == "String: an answer is required; Boolean: expected yes or no (true/false)"
+    assert raw_result(json.loads(result)["content"]) == {"action": "cancel"}
+
+
+async def test_the_form_itself_refuses_more_choices_than_the_schema_allows(
+    llm_server: LLMServer, host_manager: MCPManager, everything_js: Path
+) -> None:
+    host = host_of(host_manager)
+    host.elicit_answer = ElicitationAnswer("accept", VALID)
+    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
+    await run_tool(llm_server, center, "ev__trigger-elicitation-request")
+    schema = host.elicited[0].schema
+    name = "untitledMultipleSelectEnum"
+    assert check_value(schema, name, "Guitar, Piano, Violin, Drums") == "Untitled Multiple Select Enum: choose at most 3."
+    assert check_value(schema, name, "Guitar, Piano") is None
+    values = {field.name: field.initial_value() for field in schema_fields(schema)}
+    values["name"] = "Ann"
+    assert answer_problems(schema, form_content(schema, values)) == []  # the form's own answer passes the check

@@ -26,6 +26,7 @@ from ..tool_context import ToolCallContext, current_tool_call
 from .answer_check import answer_problems, schema_error
 from .host import ElicitationAnswer, ElicitationRequest, MCPHost, SamplingDecision, SamplingMessage, SamplingRequest
 from .sampling import MAX_SAMPLING_TOKENS, SamplingFailed, choose_model, sample, sampling_parameters
+from .url_elicitation import safe_url, shows_urls, url_request, visit
 
 if TYPE_CHECKING:
     from ..lookup import DialogHost
@@ -108,13 +109,12 @@ class ClientSide:
             return ErrorData(code=INVALID_REQUEST, message="elicitation is not supported by this client")
         mode = getattr(params, "mode", "form")
         if mode == "url":
-            request = ElicitationRequest(
-                self.server.name,
-                str(params.message),
-                "url",
-                url=str(params.url),
-                elicitation_id=str(getattr(params, "elicitation_id", "") or ""),
-            )
+            url = safe_url(getattr(params, "url", None))
+            if url is None:
+                return ErrorData(code=-32602, message="the URL is not a plain http(s) address; it was not shown")
+            if not shows_urls(self.host):
+                return ErrorData(code=INVALID_REQUEST, message=f"this client cannot show a page to open ({url})")
+            request = url_request(self.server.name, params.message, url, getattr(params, "elicitation_id", ""))
         else:
             schema = params.requested_schema
             schema_dict = schema if isinstance(schema, dict) else schema.model_dump(by_alias=True, exclude_none=True)
@@ -127,6 +127,8 @@ class ClientSide:
             answer = await self._checked_answer(self.host, request)
         except asyncio.CancelledError:
             raise
+        except NotImplementedError:  # a host that shows forms only
+            return ErrorData(code=INVALID_REQUEST, message=f"this client cannot show a page to open ({request.url})")
         except Exception as error:  # the host failing must not crash the server's request
             log.info("the elicitation of MCP server %r failed in the client: %s", self.server.name, error)
             return ElicitResult(action="cancel")
@@ -155,6 +157,10 @@ class ClientSide:
             refused = dict(content) if isinstance(content, dict) else {}
             asked = replace(request, problem="; ".join(problems), refused=refused)
         return ElicitationAnswer("cancel")
+
+    async def visit_pages(self, tool: str, data: Any) -> str | None:
+        """The pages a -32042 error asks the user to open, shown; None when the user finished them all."""
+        return await visit(self.host, self.server.name, tool, data, self._waiting_on_user)
 
     # --- sampling -----------------------------------------------------------------------------------------
 

@@ -31,6 +31,12 @@ class Host:
         return self.sampling
 
 
+class FormsOnlyHost(Host):
+    """A host that fills forms but cannot show a page to open (a script, say)."""
+
+    url_elicitation = False
+
+
 def center_with(llm_server: LLMServer, manager: MCPManager, server: MCPServer) -> Center:
     center = Center()
     models = [

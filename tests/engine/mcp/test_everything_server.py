@@ -21,7 +21,7 @@ from visindigo.engine.mcp.elicitation import check_value, form_content, schema_f
 from visindigo.engine.mcp.host import ElicitationAnswer, SamplingDecision
 from visindigo.engine.mcp.resources import attach
 
-from .dialog_host import Host, center_with, run_tool
+from .dialog_host import FormsOnlyHost, Host, center_with, run_tool
 from .everything import everything_server
 
 
@@ -162,3 +162,60 @@ async def test_the_form_itself_refuses_more_choices_than_the_schema_allows(
     values = {field.name: field.initial_value() for field in schema_fields(schema)}
     values["name"] = "Ann"
     assert answer_problems(schema, form_content(schema, values)) == []  # the form's own answer passes the check
+
+
+# --- §7: a -32042 "URL elicitation required" error ----------------------------------------------------------
+
+URL_ARGUMENTS = '{"url": "https://example.com/sign", "errorPath": true}'
+PREREQUISITE = "https://modelcontextprotocol.io"
+
+
+async def test_a_url_elicitation_error_shows_the_page_and_the_call_is_made_again_once_the_user_is_done(
+    llm_server: LLMServer, host_manager: MCPManager, everything_js: Path
+) -> None:
+    host = host_of(host_manager)
+    host.elicit_answer = ElicitationAnswer("accept")
+    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
+    _events, result = await run_tool(llm_server, center, "ev__trigger-url-elicitation", URL_ARGUMENTS)
+    prerequisite, own = host.elicited
+    # The error's page: shown to the user as a URL elicitation that blocks the tool ...
+    assert prerequisite.mode == "url" and prerequisite.url == PREREQUISITE
+    assert prerequisite.required_by == "trigger-url-elicitation"
+    assert prerequisite.message == "Open this link to satisfy the prerequisite, then retry the request."
+    assert prerequisite.elicitation_id and prerequisite.server == "ev"
+    # ... then the same call again, which the server now lets through to its own elicitation/create.
+    assert (own.mode, own.url, own.required_by) == ("url", "https://example.com/sign", "")
+    assert "User completed the URL elicitation flow" in json.loads(result)["content"]
+
+
+async def test_a_declined_url_elicitation_tells_the_model_the_page_and_does_not_run_the_tool(
+    llm_server: LLMServer, host_manager: MCPManager, everything_js: Path
+) -> None:
+    host = host_of(host_manager)
+    host.elicit_answer = ElicitationAnswer("decline")
+    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
+    _events, result = await run_tool(llm_server, center, "ev__trigger-url-elicitation", URL_ARGUMENTS)
+    assert len(host.elicited) == 1
+    assert json.loads(result) == {"isError": True, "error": (
+        f"MCP server 'ev' needs the user to open {PREREQUISITE} (Open this link to satisfy the prerequisite, then "
+        "retry the request.) before tool 'trigger-url-elicitation' can run; the user declined, so the tool was not run"
+    )}  # fmt: skip
+
+
+async def test_a_host_that_cannot_show_pages_gets_the_model_the_address(
+    llm_server: LLMServer, tmp_path: Path, everything_js: Path
+) -> None:
+    host = FormsOnlyHost(ElicitationAnswer("accept"))
+    manager = MCPManager(tmp_path / "logs", startup_timeout=60.0, host=host)
+    try:
+        center = center_with(llm_server, manager, everything_server(everything_js, approval="allow"))
+        _events, result = await run_tool(llm_server, center, "ev__trigger-url-elicitation", URL_ARGUMENTS)
+    finally:
+        await manager.aclose()
+    assert host.elicited == []
+    error = json.loads(result)["error"]
+    assert error == (
+        f"MCP server 'ev' needs the user to open {PREREQUISITE} (Open this link to satisfy the prerequisite, then "
+        "retry the request.) in a browser before tool 'trigger-url-elicitation' can run; ask the user to open it and "
+        "finish there, then try again"
+    )

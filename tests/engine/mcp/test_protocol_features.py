@@ -33,6 +33,7 @@ from visindigo.engine.events import Event
 from visindigo.engine.mcp import MCPManager
 from visindigo.engine.mcp.host import (
     ElicitationAnswer,
+    ElicitationRequest,
     SamplingDecision,
 )
 from visindigo.engine.mcp.resources import attach, template_variables
@@ -145,6 +146,62 @@ async def test_approved_sampling_runs_on_the_hinted_model_and_counts_usage(
     # "always for this server": the second request is not shown again.
     await run_tool(llm_server, center, "f__summarise", '{"text": "b"}')
     assert len(host.sampled) == 1
+
+
+async def test_hostile_pages_of_a_url_elicitation_error_are_never_shown(
+    llm_server: LLMServer, host_manager: MCPManager, tmp_path: Path
+) -> None:
+    """Issue 25 §7: of a -32042 error's pages only a plain http(s) link is shown, its message cleaned."""
+    host = host_manager.host
+    assert isinstance(host, Host)
+    host.elicit_answer = ElicitationAnswer("accept")
+    center = center_with(llm_server, host_manager, features())
+    _events, result = await run_tool(llm_server, center, "f__gated", '{"key": "a"}')
+    [shown] = host.elicited  # not javascript:, not the link with an OSC 52 clipboard write inside
+    assert (shown.url, shown.message, shown.elicitation_id) == ("https://sign.example/go?x=1", "Sign in please", "good")
+    assert shown.required_by == "gated"
+    assert json.loads(result) == {"content": "gate a open"}  # made again once the user was done
+    without = MCPManager(tmp_path / "bare", startup_timeout=20.0)  # no host: the model is told the page
+    try:
+        _events, result = await run_tool(llm_server, center_with(llm_server, without, features()), "f__gated")
+    finally:
+        await without.aclose()
+    assert json.loads(result)["error"] == (
+        "MCP server 'f' needs the user to open https://sign.example/go?x=1 (Sign in please) in a browser before "
+        "tool 'gated' can run; ask the user to open it and finish there, then try again"
+    )
+
+
+async def test_a_server_that_asks_for_its_page_again_and_again_is_followed_three_times(
+    llm_server: LLMServer, host_manager: MCPManager
+) -> None:
+    host = host_manager.host
+    assert isinstance(host, Host)
+    host.elicit_answer = ElicitationAnswer("accept")
+    center = center_with(llm_server, host_manager, features())
+    _events, result = await run_tool(llm_server, center, "f__gated_forever")
+    assert [page.url for page in host.elicited] == ["https://loop.example/"] * 3
+    assert json.loads(result)["error"].startswith("MCP server 'f' needs the user to open https://loop.example/ (again)")
+
+
+async def test_a_host_that_raises_not_implemented_for_pages_gets_the_model_the_address(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    class FormsOnly(Host):
+        async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+            if request.mode == "url":
+                raise NotImplementedError
+            return await super().elicit(request)
+
+    manager = MCPManager(tmp_path / "logs", startup_timeout=20.0, host=FormsOnly())
+    try:
+        center = center_with(llm_server, manager, features())
+        _events, gated = await run_tool(llm_server, center, "f__gated")
+        _events, visit = await run_tool(llm_server, center, "f__visit")  # elicitation/create in URL mode
+    finally:
+        await manager.aclose()
+    assert "open https://sign.example/go?x=1 (Sign in please) in a browser" in json.loads(gated)["error"]
+    assert "cannot show a page to open (https://example.invalid/sign)" in json.loads(visit)["error"]
 
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])

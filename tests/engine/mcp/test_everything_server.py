@@ -34,6 +34,15 @@ async def host_manager(tmp_path: Path) -> AsyncIterator[MCPManager]:
         await manager.aclose()
 
 
+async def call(
+    llm_server: LLMServer, manager: MCPManager, everything_js: Path, tool: str, arguments: str = "{}"
+) -> str:
+    """The result the model gets when it calls server-everything's `tool` (allowed without asking)."""
+    center = center_with(llm_server, manager, everything_server(everything_js, approval="allow"))
+    _events, result = await run_tool(llm_server, center, f"ev__{tool}", arguments)
+    return result
+
+
 def host_of(manager: MCPManager) -> Host:
     assert isinstance(manager.host, Host)
     return manager.host
@@ -61,10 +70,8 @@ async def test_a_text_blob_resource_is_read_as_text_when_attached(
 async def test_a_text_blob_embedded_in_a_tool_result_reaches_the_model(
     llm_server: LLMServer, host_manager: MCPManager, everything_js: Path
 ) -> None:
-    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
-    _events, result = await run_tool(
-        llm_server, center, "ev__get-resource-reference", '{"resourceType": "Blob", "resourceId": 2}'
-    )
+    arguments = '{"resourceType": "Blob", "resourceId": 2}'
+    result = await call(llm_server, host_manager, everything_js, "get-resource-reference", arguments)
     text = json.loads(result)["content"]
     assert "[resource demo://resource/dynamic/blob/2 (text/plain)]\nResource 2: This is a base64 blob" in text
     assert "not shown" not in text
@@ -120,8 +127,7 @@ async def test_an_answer_that_breaks_the_schema_goes_back_to_the_host_and_is_not
     wrong = {"name": 5, "untitledMultipleSelectEnum": too_many, "integer": 500, "email": "no-at-sign",
              "untitledSingleSelectEnum": "Gunther"}  # fmt: skip
     host.queued = [ElicitationAnswer("accept", wrong), ElicitationAnswer("accept", VALID)]
-    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
-    _events, result = await run_tool(llm_server, center, "ev__trigger-elicitation-request")
+    result = await call(llm_server, host_manager, everything_js, "trigger-elicitation-request")
     first, second = host.elicited
     assert first.problem == "" and first.refused == {}
     assert second.refused == wrong and second.schema == first.schema
@@ -140,8 +146,7 @@ async def test_a_host_that_keeps_answering_wrongly_cancels_and_sends_nothing(
 ) -> None:
     host = host_of(host_manager)
     host.elicit_answer = ElicitationAnswer("accept", {"check": "yes"})  # no name (required), a text for a boolean
-    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
-    _events, result = await run_tool(llm_server, center, "ev__trigger-elicitation-request")
+    result = await call(llm_server, host_manager, everything_js, "trigger-elicitation-request")
     assert len(host.elicited) == 3
     assert host.elicited[-1].problem == "String: an answer is required; Boolean: expected yes or no (true/false)"
     assert raw_result(json.loads(result)["content"]) == {"action": "cancel"}
@@ -152,8 +157,7 @@ async def test_the_form_itself_refuses_more_choices_than_the_schema_allows(
 ) -> None:
     host = host_of(host_manager)
     host.elicit_answer = ElicitationAnswer("accept", VALID)
-    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
-    await run_tool(llm_server, center, "ev__trigger-elicitation-request")
+    await call(llm_server, host_manager, everything_js, "trigger-elicitation-request")
     schema = host.elicited[0].schema
     name = "untitledMultipleSelectEnum"
     too_many = check_value(schema, name, "Guitar, Piano, Violin, Drums")
@@ -175,8 +179,7 @@ async def test_a_url_elicitation_error_shows_the_page_and_the_call_is_made_again
 ) -> None:
     host = host_of(host_manager)
     host.elicit_answer = ElicitationAnswer("accept")
-    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
-    _events, result = await run_tool(llm_server, center, "ev__trigger-url-elicitation", URL_ARGUMENTS)
+    result = await call(llm_server, host_manager, everything_js, "trigger-url-elicitation", URL_ARGUMENTS)
     prerequisite, own = host.elicited
     # The error's page: shown to the user as a URL elicitation that blocks the tool ...
     assert prerequisite.mode == "url" and prerequisite.url == PREREQUISITE
@@ -193,8 +196,7 @@ async def test_a_declined_url_elicitation_tells_the_model_the_page_and_does_not_
 ) -> None:
     host = host_of(host_manager)
     host.elicit_answer = ElicitationAnswer("decline")
-    center = center_with(llm_server, host_manager, everything_server(everything_js, approval="allow"))
-    _events, result = await run_tool(llm_server, center, "ev__trigger-url-elicitation", URL_ARGUMENTS)
+    result = await call(llm_server, host_manager, everything_js, "trigger-url-elicitation", URL_ARGUMENTS)
     assert len(host.elicited) == 1
     assert json.loads(result) == {"isError": True, "error": (
         f"MCP server 'ev' needs the user to open {PREREQUISITE} (Open this link to satisfy the prerequisite, then "
@@ -208,8 +210,7 @@ async def test_a_host_that_cannot_show_pages_gets_the_model_the_address(
     host = FormsOnlyHost(ElicitationAnswer("accept"))
     manager = MCPManager(tmp_path / "logs", startup_timeout=60.0, host=host)
     try:
-        center = center_with(llm_server, manager, everything_server(everything_js, approval="allow"))
-        _events, result = await run_tool(llm_server, center, "ev__trigger-url-elicitation", URL_ARGUMENTS)
+        result = await call(llm_server, manager, everything_js, "trigger-url-elicitation", URL_ARGUMENTS)
     finally:
         await manager.aclose()
     assert host.elicited == []

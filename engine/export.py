@@ -41,11 +41,16 @@ class ExportError(ValueError):
 
 @dataclass
 class ImportResult:
-    """What an import did: ids imported, ids skipped because they exist already, entries that were unusable."""
+    """What an import did: ids imported, ids skipped because they exist already, entries left out as unusable,
+    and repairs made to dialogs that were imported (a cleaned title, dropped tool calls, a broken cycle).
+
+    Only `problems` mean something was not imported; `warnings` are said but the dialog is in.
+    """
 
     imported: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 # --- choosing dialogs ---------------------------------------------------------------------------------------
@@ -130,8 +135,8 @@ def import_json(center: Center, source: str | bytes | os.PathLike[str]) -> Impor
     """Add the dialogs of an export (text, or a path to a file) to the Center, ids preserved.
 
     A dialog whose id exists already (in the Center or earlier in the same file) is not imported and is
-    listed in `duplicates`; an unusable entry is listed in `problems`. Raises `ExportError` when the whole
-    file is unusable.
+    listed in `duplicates`; an unusable entry is listed in `problems`, a repair in `warnings`. Raises
+    `ExportError` when the whole file is unusable.
     """
     if isinstance(source, os.PathLike):
         try:
@@ -172,10 +177,10 @@ def _import_documents(center: Center, documents: list[Any], result: ImportResult
             continue
         repaired, repairs = repair_document(document)
         where = f"dialog #{number} ({clean_line(dialog_id, 12)})"
-        result.problems += [f"{where}: {repair}" for repair in repairs]
+        result.warnings += [f"{where}: {repair}" for repair in repairs]
         accepted.append((where, repaired))
     stored = {s.id: s.branch_from_id for s in center.dialog_summaries()}
-    result.problems += break_cycles([document for _, document in accepted], stored)
+    result.warnings += break_cycles([document for _, document in accepted], stored)
     for _, document in accepted:
         dialog = Dialog(center)
         dialog.from_json(document)

@@ -198,7 +198,7 @@ def test_hostile_imports_are_repaired_and_every_repair_is_reported(
     data = str(tmp_path / "data")
     status = main(["import", str(export), "--data-dir", data])
     err = capsys.readouterr().err
-    assert status == 1  # problems were reported
+    assert status == 0  # every dialog is in: the repairs are reported, but nothing was left out
     assert "6 dialogs imported" in err
     for expected in ("message #2: its tool calls were dropped (call #1 is a number, not an object)",
                      "message #5: its tool calls were dropped (their ids do not match",

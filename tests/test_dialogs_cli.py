@@ -147,3 +147,37 @@ def test_list_and_export_read_a_store_the_app_holds_and_import_waits_for_it(
     status, _, err = run(capsys, "import", str(export_file), "--data-dir", data)
     assert status == 1
     assert err.startswith(f"visindigo: Visindigo is open on {data} (process ") and "close it, then import" in err
+
+
+def test_import_exits_0_when_it_only_repaired_and_1_when_a_dialog_was_left_out(tmp_path: Path) -> None:
+    """Issue 25 §16: a cleaned title is a warning (printed, exit 0); only a dialog left out makes it exit 1."""
+    repaired = tmp_path / "repaired.json"
+    repaired.write_text(json.dumps({"format": "visindigo.dialogs", "version": 1, "dialogs": [
+        {"id": "t1", "title": "Kyoto\x1b]0;owned\x07\nplan", "messages": [{"role": "user", "content": "hi"}]},
+        {"id": "t2", "title": "fine", "messages": []},
+    ]}), encoding="utf-8")  # fmt: skip
+    left_out = tmp_path / "left-out.json"
+    left_out.write_text(json.dumps({"format": "visindigo.dialogs", "version": 1, "dialogs": [
+        {"id": "t3", "messages": []},
+        {"id": "t4", "messages": "not a list"},
+    ]}), encoding="utf-8")  # fmt: skip
+    env = {**os.environ, "VISINDIGO_HOME": str(tmp_path / "home")}
+
+    def visindigo(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "visindigo", *argv], capture_output=True, text=True, env=env,
+                              timeout=120)  # fmt: skip
+
+    done = visindigo("import", str(repaired))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"{repaired}: 2 dialogs imported.",
+        f"{repaired}: dialog #1 (t1): the title held control characters or line breaks; they were removed",
+    ]
+    done = visindigo("import", str(left_out))
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"{left_out}: 1 dialog imported.",
+        f"{left_out}: dialog #2: 'messages' is not a list; not imported",
+    ]
+    listed = visindigo("list")
+    assert listed.returncode == 0 and len(listed.stdout.splitlines()) == 3 and "Traceback" not in listed.stderr

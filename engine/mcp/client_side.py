@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..events import UsageReported
 from ..tool_context import ToolCallContext, current_tool_call
-from .host import ElicitationRequest, MCPHost, SamplingDecision, SamplingMessage, SamplingRequest
-from .sampling import MAX_SAMPLING_TOKENS, SamplingFailed, choose_model, sample
+from .answer_check import answer_problems, schema_error
+from .host import ElicitationAnswer, ElicitationRequest, MCPHost, SamplingDecision, SamplingMessage, SamplingRequest
+from .sampling import MAX_SAMPLING_TOKENS, SamplingFailed, choose_model, sample, sampling_parameters
+from .url_elicitation import safe_url, shows_urls, url_request, visit
 
 if TYPE_CHECKING:
     from ..lookup import DialogHost
@@ -35,6 +37,8 @@ log = logging.getLogger(__name__)
 #: JSON-RPC error codes the client answers with.
 USER_REJECTED = -1
 INVALID_REQUEST = -32600
+#: How many answers that do not match the schema a host may give before the request is cancelled.
+MAX_ANSWERS = 3
 
 
 def root_paths(server: MCPServer, start_folder: str | None = None) -> list[Path]:
@@ -105,13 +109,12 @@ class ClientSide:
             return ErrorData(code=INVALID_REQUEST, message="elicitation is not supported by this client")
         mode = getattr(params, "mode", "form")
         if mode == "url":
-            request = ElicitationRequest(
-                self.server.name,
-                str(params.message),
-                "url",
-                url=str(params.url),
-                elicitation_id=str(getattr(params, "elicitation_id", "") or ""),
-            )
+            url = safe_url(getattr(params, "url", None))
+            if url is None:
+                return ErrorData(code=-32602, message="the URL is not a plain http(s) address; it was not shown")
+            if not shows_urls(self.host):
+                return ErrorData(code=INVALID_REQUEST, message=f"this client cannot show a page to open ({url})")
+            request = url_request(self.server.name, params.message, url, getattr(params, "elicitation_id", ""))
         else:
             schema = params.requested_schema
             schema_dict = schema if isinstance(schema, dict) else schema.model_dump(by_alias=True, exclude_none=True)
@@ -121,9 +124,11 @@ class ClientSide:
             request = ElicitationRequest(self.server.name, str(params.message), "form", schema=schema_dict)
         self._waiting_on_user(+1)
         try:
-            answer = await self.host.elicit(request)
+            answer = await self._checked_answer(self.host, request)
         except asyncio.CancelledError:
             raise
+        except NotImplementedError:  # a host that shows forms only
+            return ErrorData(code=INVALID_REQUEST, message=f"this client cannot show a page to open ({request.url})")
         except Exception as error:  # the host failing must not crash the server's request
             log.info("the elicitation of MCP server %r failed in the client: %s", self.server.name, error)
             return ElicitResult(action="cancel")
@@ -132,6 +137,30 @@ class ClientSide:
         if answer.action == "accept" and mode != "url":
             return ElicitResult(action="accept", content=dict(answer.content or {}))
         return ElicitResult(action=answer.action)
+
+    async def _checked_answer(self, host: MCPHost, request: ElicitationRequest) -> ElicitationAnswer:
+        """The host's answer once it matches the server's schema; what does not is never sent.
+
+        A refused answer goes back to the host with what is wrong (`problem`) and the answer itself (`refused`,
+        to correct rather than retype); after `MAX_ANSWERS` refused answers the request is cancelled.
+        """
+        asked = request
+        for _ in range(MAX_ANSWERS):
+            answer = await host.elicit(asked)
+            if answer.action != "accept" or request.mode != "form":
+                return answer
+            content = answer.content if answer.content is not None else {}
+            problems = answer_problems(request.schema, content)
+            if not problems:
+                return answer
+            log.info("MCP server %r: an answer that does not match its schema was not sent", self.server.name)
+            refused = dict(content) if isinstance(content, dict) else {}
+            asked = replace(request, problem="; ".join(problems), refused=refused)
+        return ElicitationAnswer("cancel")
+
+    async def visit_pages(self, tool: str, data: Any) -> str | None:
+        """The pages a -32042 error asks the user to open, shown; None when the user finished them all."""
+        return await visit(self.host, self.server.name, tool, data, self._waiting_on_user)
 
     # --- sampling -----------------------------------------------------------------------------------------
 
@@ -147,6 +176,7 @@ class ClientSide:
         dialog = call.dialog if call is not None else None
         center = dialog.center if dialog is not None and dialog.center is not None else self.center
         try:
+            sampling_parameters(request)  # a temperature no model takes is refused before the user is asked
             provider, model = await choose_model(request, center, dialog)
         except SamplingFailed as error:
             return ErrorData(code=INVALID_REQUEST, message=str(error))
@@ -222,7 +252,8 @@ _FORM_TYPES = ("string", "number", "integer", "boolean", "array")
 
 
 def schema_problem(schema: dict[str, Any]) -> str:
-    """Why a requested schema is not a flat object of primitives the form can show; "" when it is."""
+    """Why a requested schema is not a flat object of primitives the form can show (and answers be checked
+    against); "" when it is."""
     if schema.get("type") != "object":
         return "it is not an object schema"
     properties = schema.get("properties")
@@ -234,4 +265,4 @@ def schema_problem(schema: dict[str, Any]) -> str:
         kind = prop.get("type")
         if kind not in _FORM_TYPES and "enum" not in prop and "oneOf" not in prop:
             return f"property {name!r} has type {kind!r} (only string, number, integer, boolean and enums)"
-    return ""
+    return schema_error(schema)

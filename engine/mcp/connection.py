@@ -34,6 +34,8 @@ from .sdk import sdk_problem
 from .server_log import ServerLog, log_file_name
 from .start_failure import StartFailures, root_cause
 from .status import MCPPromptInfo, MCPServerError, ResourceInfo, ServerState, ServerStatus, ToolInfo
+from .url_elicitation import MAX_ROUNDS as MAX_URL_ROUNDS
+from .url_elicitation import URL_ELICITATION_REQUIRED, required_text
 
 if TYPE_CHECKING:
     from mcp.client import Client
@@ -424,9 +426,19 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
         watch = ToolCallWatch(current_tool_call.get())
         self._calls.append(watch)
         try:
-            result = await call_with_progress(
-                client, tool_name, arguments, timeout=self.request_timeout, watch=watch
-            )
+            for rounds in range(MAX_URL_ROUNDS + 1):
+                try:
+                    result = await call_with_progress(
+                        client, tool_name, arguments, timeout=self.request_timeout, watch=watch
+                    )
+                    break
+                except MCPError as error:
+                    if error.code != URL_ELICITATION_REQUIRED or rounds == MAX_URL_ROUNDS:
+                        raise
+                    # The server wants the user on a page first (a sign-in, a consent): shown, then asked again.
+                    refusal = await self.client_side.visit_pages(tool_name, error.data)
+                    if refusal is not None:
+                        return {"isError": True, "error": self._redacted(refusal)}
         except CallTimedOut:
             return {
                 "isError": True,
@@ -462,6 +474,8 @@ class ServerConnection(StartFailures, ServerLog, ChangeFollowing):
         if code == _REQUEST_TIMEOUT:
             return (f"MCP server {self.name!r} did not answer {what} within {self.server.timeout:g} s "
                     f"(waited {time.monotonic() - started:.1f} s); the call was abandoned")
+        if code == URL_ELICITATION_REQUIRED:  # the pages were not visited (or asked for again and again)
+            return self._redacted(required_text(self.name, what, getattr(error, "data", None)))
         if code == _CONNECTION_CLOSED:
             if self.state is not ServerState.FAILED:
                 self._fail(f"MCP server {self.name!r} stopped unexpectedly; it will be restarted on next use"

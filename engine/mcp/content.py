@@ -11,14 +11,64 @@ Blocks are read by their `type` attribute only, so this module never imports the
 
 from __future__ import annotations
 
+import base64
+import binascii
+import codecs
 import json
 from typing import Any
 
 from ..message import Image, Message, Role
+from ..sanitize import clean
+
+#: Types outside `text/` whose bytes are text all the same (a server may send any of them as a blob).
+_TEXT_TYPES = {
+    "application/json",
+    "application/xml",
+    "application/javascript",
+    "application/ecmascript",
+    "application/x-javascript",
+    "application/yaml",
+    "application/x-yaml",
+    "application/toml",
+    "application/sql",
+    "application/x-sh",
+    "application/x-httpd-php",
+    "application/graphql",
+}
 
 
 def _approx_bytes(data_b64: str) -> int:
     return len(data_b64) * 3 // 4
+
+
+def is_text_type(mime: str) -> bool:
+    """Whether a MIME type names text (`text/*`, JSON, XML, YAML, scripts …), parameters aside."""
+    kind = mime.split(";", 1)[0].strip().lower()
+    return kind.startswith("text/") or kind in _TEXT_TYPES or kind.endswith(("+json", "+xml", "+yaml"))
+
+
+def blob_text(mime: str, blob: str) -> str | None:
+    """A blob of a text type as text — its `charset` (else UTF-8), bad bytes replaced, sanitised; else None.
+
+    A server may send text as a blob (the reference server does, as `text/plain`); showing it as "binary"
+    would hide from the model what it asked for. None for a non-text type or data that is not base64.
+    """
+    if not is_text_type(mime):
+        return None
+    try:
+        data = base64.b64decode(blob, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    encoding = "utf-8"
+    for parameter in mime.split(";")[1:]:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset" and value.strip():
+            encoding = value.strip().strip('"')
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        encoding = "utf-8"
+    return clean(data.decode(encoding, errors="replace"))
 
 
 def block_text(block: Any) -> str:
@@ -43,6 +93,9 @@ def block_text(block: Any) -> str:
         if isinstance(body, str):
             return f"[resource {uri}{f' ({mime})' if mime else ''}]\n{body}"
         blob = str(getattr(resource, "blob", ""))
+        decoded = blob_text(str(mime or ""), blob)
+        if decoded is not None:
+            return f"[resource {uri} ({mime})]\n{decoded}"
         return f"[resource {uri} ({mime or 'binary'}), about {_approx_bytes(blob)} bytes, not shown]"
     return f"[{kind or 'unknown'} content, not shown]"
 

@@ -82,7 +82,8 @@ def _number(value: object) -> float | None:
 
 
 def check_value(schema: dict[str, Any], name: str, text: str) -> str | None:
-    """What the schema adds to the field's own check: string lengths and the choices of a multi-select."""
+    """What the schema adds to the field's own check: string lengths, the choices of a multi-select and how
+    many may be chosen (the engine checks the whole answer again before it is sent: `answer_check`)."""
     prop = (schema.get("properties") or {}).get(name) or {}
     label = str(prop.get("title") or name)
     if prop.get("type") == "string" and text:
@@ -96,6 +97,10 @@ def check_value(schema: dict[str, Any], name: str, text: str) -> str | None:
         wrong = [value for value in chosen if options and value not in options]
         if wrong:
             return f"{label}: {', '.join(wrong)} is not one of {', '.join(options)}."
+        if isinstance(prop.get("maxItems"), int) and len(chosen) > prop["maxItems"]:
+            return f"{label}: choose at most {prop['maxItems']}."
+        if isinstance(prop.get("minItems"), int) and len(chosen) < prop["minItems"]:
+            return f"{label}: choose at least {prop['minItems']}."
     return None
 
 

@@ -26,6 +26,13 @@ class ElicitationRequest:
     schema: dict[str, Any] = field(default_factory=dict)
     url: str = ""
     elicitation_id: str = ""
+    #: Why the host's previous answer was not sent (it does not match `schema`): shown above the form, which
+    #: opens filled with `refused`, so the user corrects the answer instead of typing it again.
+    problem: str = ""
+    refused: dict[str, Any] = field(default_factory=dict)
+    #: URL mode after the server refused a tool call until the page is visited (error -32042): the tool's name.
+    #: Accept then means "I have finished on that page" and the call is made again; "" for `elicitation/create`.
+    required_by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +78,13 @@ class SamplingDecision(Enum):
 
 @runtime_checkable
 class MCPHost(Protocol):
-    """Answers what servers ask of the user: the app shows a modal for each, a script answers in code."""
+    """Answers what servers ask of the user: the app shows a modal for each, a script answers in code.
+
+    `elicit` gets forms and pages to open (URL mode) alike. A host that cannot show a page — a script that
+    only fills forms — says so with a class attribute `url_elicitation = False` (or raises
+    `NotImplementedError` for a URL request): it is then never asked, and the model is told the address to
+    pass on to the user (`url_elicitation`).
+    """
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer: ...
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..message import Image, Message
+from .content import blob_text
 from .status import MCPServerError
 
 if TYPE_CHECKING:
@@ -31,9 +32,9 @@ class ResourceContent:
 
     server: str
     uri: str
-    texts: tuple[tuple[str, str], ...] = ()  # (uri, text) of each text part
+    texts: tuple[tuple[str, str], ...] = ()  # (uri, text) of each text part, text blobs decoded
     images: tuple[Image, ...] = ()
-    skipped: tuple[str, ...] = field(default_factory=tuple)  # "uri (mime, n bytes)" of binary parts not used
+    skipped: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (uri, "mime, n bytes") of parts not used
 
     def context_text(self) -> str:
         parts = []
@@ -41,8 +42,8 @@ class ResourceContent:
             if len(text) > MAX_RESOURCE_TEXT:
                 text = text[:MAX_RESOURCE_TEXT] + f"\n[… cut at {MAX_RESOURCE_TEXT} characters]"
             parts.append(f'<resource server="{self.server}" uri="{uri}">\n{text}\n</resource>')
-        for what in self.skipped:
-            parts.append(f'<resource server="{self.server}" uri="{what}">[binary, not shown]</resource>')
+        for uri, what in self.skipped:
+            parts.append(f'<resource server="{self.server}" uri="{uri}">[{what}, not shown]</resource>')
         return "\n".join(parts)
 
 
@@ -66,7 +67,7 @@ def expand_template(uri_template: str, values: dict[str, str]) -> str:
 def _content(server: str, uri: str, result: Any) -> ResourceContent:
     texts: list[tuple[str, str]] = []
     images: list[Image] = []
-    skipped: list[str] = []
+    skipped: list[tuple[str, str]] = []
     for item in getattr(result, "contents", None) or []:
         item_uri = str(getattr(item, "uri", uri))
         mime = str(getattr(item, "mime_type", "") or "")
@@ -75,15 +76,18 @@ def _content(server: str, uri: str, result: Any) -> ResourceContent:
             texts.append((item_uri, text))
             continue
         blob = str(getattr(item, "blob", ""))
-        if mime.startswith("image/"):
+        decoded = blob_text(mime, blob)
+        if decoded is not None:
+            texts.append((item_uri, decoded))
+        elif mime.startswith("image/"):
             try:
                 base64.b64decode(blob, validate=True)
             except ValueError:
-                skipped.append(f"{item_uri} ({mime}, not valid base64)")
+                skipped.append((item_uri, f"{mime}, not valid base64"))
                 continue
             images.append(Image(mime_type=mime, data=blob))
         else:
-            skipped.append(f"{item_uri} ({mime or 'binary'}, about {len(blob) * 3 // 4} bytes)")
+            skipped.append((item_uri, f"{mime or 'binary'}, about {len(blob) * 3 // 4} bytes"))
     return ResourceContent(server, uri, tuple(texts), tuple(images), tuple(skipped))
 
 
@@ -173,7 +177,7 @@ def attach(message: Message, content: ResourceContent, *, images: bool = True) -
     With `images=False` (the model takes no images) an image is named in the context instead of sent.
     """
     if not images and content.images:
-        unsent = tuple(f"{content.uri} ({image.mime_type}; the model takes no images)" for image in content.images)
+        unsent = tuple((content.uri, f"{image.mime_type}; the model takes no images") for image in content.images)
         content = ResourceContent(content.server, content.uri, content.texts, (), content.skipped + unsent)
     context = content.context_text()
     if context:

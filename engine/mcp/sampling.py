@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..capability import Capability
 from ..message import Image, Message, Role
+from ..parameters import ParameterError, clean_parameters
 from ..providers.base import ChatRequest, FinishPart, ProviderError, TextPart, UsagePart
 from ..providers.models import ensure_models
 from .host import SamplingRequest
@@ -78,21 +79,34 @@ def sampling_messages(request: SamplingRequest) -> list[Message]:
     return messages
 
 
+def sampling_parameters(request: SamplingRequest) -> dict[str, Any]:
+    """The server's limit, temperature and stop sequences as a request's generation parameters.
+
+    They go where the adapters read a dialog's parameters (a provider setting of the same name is not sent),
+    checked the same way; a value no provider would take is the server's error, said to it, not sent.
+    """
+    try:
+        return clean_parameters(
+            {
+                "max_tokens": max(1, min(request.max_tokens or MAX_SAMPLING_TOKENS, MAX_SAMPLING_TOKENS)),
+                "temperature": request.temperature,
+                "stop": list(request.stop_sequences),
+            }
+        )
+    except ParameterError as error:
+        raise SamplingFailed(f"the request cannot be sent to a model: {error}") from None
+
+
 async def sample(request: SamplingRequest, center: DialogHost | None, dialog: Dialog | None) -> SamplingOutcome:
     """Ask the chosen model for the completion; raises `SamplingFailed` with a reason for the server."""
     provider, model = await choose_model(request, center, dialog)
-    settings = dict(provider.settings)
-    settings["max_tokens"] = max(1, min(request.max_tokens or MAX_SAMPLING_TOKENS, MAX_SAMPLING_TOKENS))
-    if request.temperature is not None:
-        settings["temperature"] = request.temperature
-    if request.stop_sequences:
-        settings["stop"] = list(request.stop_sequences)
     chat = ChatRequest(
         model=model,
         system=request.system_prompt,
         messages=sampling_messages(request),
-        settings=settings,
+        settings=dict(provider.settings),
         provider_id=provider.id,
+        parameters=sampling_parameters(request),
     )
     text: list[str] = []
     usage: UsagePart | None = None

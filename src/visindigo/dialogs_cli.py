@@ -66,7 +66,8 @@ def add_commands(commands: Any) -> None:
     importing = commands.add_parser(
         "import",
         help="import dialogs from a JSON export",
-        description="Add the dialogs of JSON exports, keeping their ids. Dialogs that exist already are skipped.",
+        description="Add the dialogs of JSON exports, keeping their ids. Dialogs that exist already are skipped; "
+        "what was repaired in a dialog is listed. Exits 1 only when a file or a dialog could not be imported.",
     )
     importing.add_argument("files", metavar="FILE", nargs="+", type=Path)
     location(importing)
@@ -271,7 +272,9 @@ def _import(args: argparse.Namespace) -> int:
             if result.duplicates:
                 parts.append(f"{len(result.duplicates)} already there, skipped")
             print(f"{file}: {', '.join(parts)}.", file=sys.stderr)
-            for problem in result.problems:
+            for warning in result.warnings:  # the dialog was imported, repaired: said, but not a failure
+                print(f"{file}: {warning}", file=sys.stderr)
+            for problem in result.problems:  # a dialog left out
                 print(f"{file}: {problem}", file=sys.stderr)
                 status = 1
     finally:

@@ -1,11 +1,13 @@
 """Fixtures for the MCP tests: real servers over stdio and HTTP, all on this machine.
 
-Servers come from .venv (`sys.executable -m mcp_server_time` …) or are the purpose-built `servers/toolbox.py`;
-nothing reaches beyond 127.0.0.1.
+Servers come from .venv (`sys.executable -m mcp_server_time` …), from npm (the reference server
+server-everything, installed once into pytest's cache: everything.py) or are the purpose-built
+`servers/toolbox.py`; nothing reaches beyond 127.0.0.1.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pytest
 
 from visindigo.engine.mcp import MCPManager
 
+from .everything import CACHE_NAME, NO_NODE, InstallFailed, ensure_installed
 from .helpers import TOOLBOX, ServerProcesses
 
 
@@ -45,3 +48,16 @@ def http_toolbox(server_processes: ServerProcesses) -> Callable[[str], str]:
         return f"http://127.0.0.1:{port}/{'mcp' if mode == 'http' else 'sse'}"
 
     return start
+
+
+@pytest.fixture(scope="session")
+def everything_js(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """server-everything's `index.js`, installed once (see everything.py); skipped only where node is absent."""
+    if shutil.which("node") is None:
+        pytest.skip(NO_NODE)
+    cache = request.config.cache
+    folder = cache.mkdir(CACHE_NAME) if cache is not None else tmp_path_factory.mktemp(CACHE_NAME)
+    try:
+        return ensure_installed(folder)
+    except InstallFailed as error:
+        pytest.fail(str(error))

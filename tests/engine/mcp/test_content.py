@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 from mcp_types import (
     AudioContent,
     BlobResourceContents,
@@ -16,7 +18,7 @@ from mcp_types import (
 )
 
 from visindigo.engine import Role
-from visindigo.engine.mcp.content import call_result_to_dict, prompt_messages
+from visindigo.engine.mcp.content import blob_text, call_result_to_dict, prompt_messages
 
 
 def text(value: str) -> TextContent:
@@ -64,6 +66,27 @@ def test_images_audio_and_resources_are_summarised_not_dropped() -> None:
     assert lines[3] == "[resource link: r.txt <file:///r.txt> (text/plain)]"
     assert lines[4:6] == ["[resource file:///a.md]", "# body"]
     assert lines[6] == "[resource file:///b.bin (x/y), about 6 bytes, not shown]"
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_a_text_blob_is_decoded_with_bad_bytes_replaced_and_escapes_removed() -> None:
+    """Issue 25 §9: a blob of a text type is text for the model, not "[binary, not shown]"."""
+    hostile = b"line one\n\x1b]0;owned\x07line \xff two\x1b[2J" + "\u202e".encode()
+    result = CallToolResult(content=[
+        EmbeddedResource(type="resource", resource=BlobResourceContents(
+            uri="file:///notes.txt", blob=b64(hostile), mime_type="text/plain")),
+    ])  # fmt: skip
+    shown = call_result_to_dict(result)["content"]
+    assert shown == "[resource file:///notes.txt (text/plain)]\nline one\nline \ufffd two"
+    assert blob_text("application/json", b64(b'{"a": 1}')) == '{"a": 1}'
+    assert blob_text("application/vnd.api+json", b64(b"[]")) == "[]"
+    assert blob_text("text/plain; charset=latin-1", b64("café".encode("latin-1"))) == "café"
+    assert blob_text("text/plain; charset=no-such-codec", b64("café".encode())) == "café"
+    assert blob_text("application/octet-stream", b64(b"text")) is None
+    assert blob_text("text/plain", "not base64!") is None
 
 
 def test_structured_result_with_an_image_also_carries_the_summary() -> None:

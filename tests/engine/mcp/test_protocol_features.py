@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.llm_server import LLMServer, openai_stream, openai_tool_call
+from tests.llm_server import LLMServer, anthropic_stream, openai_stream, openai_tool_call
 from visindigo.engine import (
     Capability,
     Center,
@@ -35,10 +35,10 @@ from visindigo.engine.mcp.host import (
     ElicitationAnswer,
     ElicitationRequest,
     SamplingDecision,
-    SamplingRequest,
 )
 from visindigo.engine.mcp.resources import attach, template_variables
 
+from .dialog_host import Host, center_with, run_tool
 from .helpers import until
 
 FEATURES = Path(__file__).parent / "servers" / "features.py"
@@ -48,53 +48,6 @@ def features(name: str = "f", **settings: object) -> MCPServer:
     settings.setdefault("timeout", 5.0)
     settings.setdefault("approval", "allow")
     return MCPServer(name, command=sys.executable, args=(str(FEATURES),), **settings)  # type: ignore[arg-type]
-
-
-class Host:
-    """Answers like a person would, and remembers what it was shown."""
-
-    def __init__(self, elicit: ElicitationAnswer | None = None, sampling: SamplingDecision = SamplingDecision.DENY):
-        self.elicit_answer = elicit or ElicitationAnswer("decline")
-        self.sampling = sampling
-        self.elicited: list[ElicitationRequest] = []
-        self.sampled: list[SamplingRequest] = []
-
-    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
-        self.elicited.append(request)
-        return self.elicit_answer
-
-    async def approve_sampling(self, request: SamplingRequest) -> SamplingDecision:
-        self.sampled.append(request)
-        return self.sampling
-
-
-def center_with(llm_server: LLMServer, manager: MCPManager, server: MCPServer) -> Center:
-    center = Center()
-    models = [
-        ModelInfo("big-model", capabilities=Capability.TEXT | Capability.TOOLS),
-        ModelInfo("small-model", capabilities=Capability.TEXT | Capability.TOOLS),
-    ]
-    center.add_provider(Provider("loop", kind="openai", base_url=llm_server.openai_url, api_key="sk-t", models=models))
-    center.tool_source = manager
-    manager.center = center
-    center.add_mcp(server)
-    return center
-
-
-
-async def run_tool(llm_server: LLMServer, center: Center, tool: str, arguments: str = "{}") -> tuple[list[Event], str]:
-    """One run in which the model calls `tool`; returns the events and the tool result the model got."""
-    llm_server.queue(
-        openai_stream(tool_calls=openai_tool_call("c1", tool, [arguments]), finish="tool_calls"),
-        openai_stream(["ok"]),
-    )
-    dialog = center.create_dialog()
-    dialog.model_id = "big-model"
-    dialog.append_message(Role.USER, "go")
-    events = [event async for event in dialog.run()]
-    tools = [m for m in dialog.messages if m.role is Role.TOOL]
-    assert len(tools) == 1, events
-    return events, tools[0].content
 
 
 @pytest.fixture
@@ -193,6 +146,111 @@ async def test_approved_sampling_runs_on_the_hinted_model_and_counts_usage(
     # "always for this server": the second request is not shown again.
     await run_tool(llm_server, center, "f__summarise", '{"text": "b"}')
     assert len(host.sampled) == 1
+
+
+async def test_hostile_pages_of_a_url_elicitation_error_are_never_shown(
+    llm_server: LLMServer, host_manager: MCPManager, tmp_path: Path
+) -> None:
+    """Issue 25 §7: of a -32042 error's pages only a plain http(s) link is shown, its message cleaned."""
+    host = host_manager.host
+    assert isinstance(host, Host)
+    host.elicit_answer = ElicitationAnswer("accept")
+    center = center_with(llm_server, host_manager, features())
+    _events, result = await run_tool(llm_server, center, "f__gated", '{"key": "a"}')
+    [shown] = host.elicited  # not javascript:, not the link with an OSC 52 clipboard write inside
+    assert (shown.url, shown.message, shown.elicitation_id) == ("https://sign.example/go?x=1", "Sign in please", "good")
+    assert shown.required_by == "gated"
+    assert json.loads(result) == {"content": "gate a open"}  # made again once the user was done
+    without = MCPManager(tmp_path / "bare", startup_timeout=20.0)  # no host: the model is told the page
+    try:
+        _events, result = await run_tool(llm_server, center_with(llm_server, without, features()), "f__gated")
+    finally:
+        await without.aclose()
+    assert json.loads(result)["error"] == (
+        "MCP server 'f' needs the user to open https://sign.example/go?x=1 (Sign in please) in a browser before "
+        "tool 'gated' can run; ask the user to open it and finish there, then try again"
+    )
+
+
+async def test_a_server_that_asks_for_its_page_again_and_again_is_followed_three_times(
+    llm_server: LLMServer, host_manager: MCPManager
+) -> None:
+    host = host_manager.host
+    assert isinstance(host, Host)
+    host.elicit_answer = ElicitationAnswer("accept")
+    center = center_with(llm_server, host_manager, features())
+    _events, result = await run_tool(llm_server, center, "f__gated_forever")
+    assert [page.url for page in host.elicited] == ["https://loop.example/"] * 3
+    assert json.loads(result)["error"].startswith("MCP server 'f' needs the user to open https://loop.example/ (again)")
+
+
+async def test_a_host_that_raises_not_implemented_for_pages_gets_the_model_the_address(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    class FormsOnly(Host):
+        async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+            if request.mode == "url":
+                raise NotImplementedError
+            return await super().elicit(request)
+
+    manager = MCPManager(tmp_path / "logs", startup_timeout=20.0, host=FormsOnly())
+    try:
+        center = center_with(llm_server, manager, features())
+        _events, gated = await run_tool(llm_server, center, "f__gated")
+        _events, visit = await run_tool(llm_server, center, "f__visit")  # elicitation/create in URL mode
+    finally:
+        await manager.aclose()
+    assert "open https://sign.example/go?x=1 (Sign in please) in a browser" in json.loads(gated)["error"]
+    assert "cannot show a page to open (https://example.invalid/sign)" in json.loads(visit)["error"]
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+async def test_sampling_sends_the_servers_temperature_and_stop_sequences(
+    llm_server: LLMServer, host_manager: MCPManager, wire: str
+) -> None:
+    """Issue 25 §10: the server's temperature and stop sequences reach the provider, on either wire."""
+    host = host_manager.host
+    assert isinstance(host, Host)
+    host.sampling = SamplingDecision.ALLOW_ONCE
+    center = center_with(llm_server, host_manager, features())
+    if wire == "anthropic":
+        models = [ModelInfo("small-claude", capabilities=Capability.TEXT | Capability.TOOLS)]
+        center.add_provider(Provider("claude", kind="anthropic", base_url=llm_server.anthropic_url, api_key="sk-a",
+                                     models=models))  # fmt: skip
+    arguments = '{"text": "a", "max_tokens": 40, "temperature": 0.2, "stop": ["END", "###"]}'
+    first = openai_stream(tool_calls=openai_tool_call("c1", "f__summarise", [arguments]), finish="tool_calls")
+    if wire == "anthropic":
+        first = anthropic_stream(tool_uses=[("c1", "f__summarise", [arguments])], stop_reason="tool_use")
+        sampled_reply, last = anthropic_stream(["Short."]), anthropic_stream(["done"])
+    else:
+        sampled_reply, last = openai_stream(["Short."]), openai_stream(["done"])
+    llm_server.queue(first, sampled_reply, last)
+    dialog = center.create_dialog()
+    if wire == "anthropic":
+        dialog.provider_id, dialog.model_id = "claude", "small-claude"
+    else:
+        dialog.model_id = "big-model"
+    dialog.append_message(Role.USER, "go")
+    _events = [event async for event in dialog.run()]
+    [shown] = host.sampled
+    assert shown.temperature == 0.2 and shown.stop_sequences == ("END", "###")
+    sampled = llm_server.requests[1].json
+    assert sampled["max_tokens"] == 40 and sampled["temperature"] == 0.2
+    assert sampled["stop_sequences" if wire == "anthropic" else "stop"] == ["END", "###"]
+    [tool_message] = [m for m in dialog.messages if m.role is Role.TOOL]
+    assert json.loads(tool_message.content)["content"].endswith("Short.")
+
+
+async def test_a_sampling_temperature_no_model_takes_is_refused_before_the_user_is_asked(
+    llm_server: LLMServer, host_manager: MCPManager
+) -> None:
+    host = host_manager.host
+    assert isinstance(host, Host)
+    host.sampling = SamplingDecision.ALLOW_ONCE
+    center = center_with(llm_server, host_manager, features())
+    _events, result = await run_tool(llm_server, center, "f__summarise", '{"text": "a", "temperature": 7}')
+    assert host.sampled == [] and len(llm_server.requests) == 2  # not shown, not sent
+    assert "temperature must be between 0 and 2, not 7.0" in json.loads(result)["error"]
 
 
 async def test_progress_reaches_the_run_and_keeps_a_long_call_alive(
@@ -313,7 +371,8 @@ async def test_resources_templates_completion_and_subscriptions(
         reopened.close()
     text_only = Message(Role.USER, "and now?")
     attach(text_only, image, images=False)  # a model without images gets the image named, not sent
-    assert text_only.images == [] and "pic://dot (image/png; the model takes no images)" in text_only.content
+    assert text_only.images == []
+    assert '<resource server="f" uri="pic://dot">[image/png; the model takes no images, not shown]' in text_only.content
     assert await host_manager.complete(server, "prompt", "greet", "person", "al") == ["alice", "albert"]
     updated: list[str] = []
     assert await host_manager.subscribe_resource(server, "note://live", updated.append)

@@ -71,7 +71,7 @@ def _tables(schema: dict[str, Any], path: tuple[str, ...], heading: str, descrip
 
 def _table(key: str, sub: dict[str, Any], path: tuple[str, ...]) -> Iterator[Any]:
     if sub.get("x-alias-of"):
-        yield f"[{'.'.join((*path, key))}]", f"{_text(sub)}: every key of [{sub['x-alias-of']}] below", []
+        yield f"[{'.'.join((*path, key))}]", f"{_text(sub)}: every key of [{sub['x-alias-of']}] applies", []
         return
     named = sub.get("additionalProperties")
     if isinstance(named, dict) and "properties" in named:

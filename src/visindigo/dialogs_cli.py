@@ -68,7 +68,9 @@ def add_commands(commands: Any) -> None:
         help="import dialogs from a JSON export",
         description="Add the dialogs of JSON exports, keeping their ids. Dialogs that exist already are skipped.",
     )
-    importing.add_argument("files", metavar="FILE", nargs="+", type=Path, help="a JSON file written by visindigo export")
+    importing.add_argument(
+        "files", metavar="FILE", nargs="+", type=Path, help="a JSON file written by visindigo export"
+    )
     location(importing)
 
 

@@ -9,6 +9,7 @@ the hook's own) is skipped; CI installs the extra, so there it runs.
 from __future__ import annotations
 
 import argparse
+import glob
 import importlib
 import importlib.util
 import os
@@ -156,7 +157,7 @@ def test_the_readme_is_short_and_its_links_and_picture_exist() -> None:
     assert any(target.endswith(".svg") for target in local) and any(t.startswith("docs/") for t in local)
     for target in local:
         if not (ROOT / target).exists():
-            moved = sorted(ROOT.glob(f"tests/**/{Path(target).name}"))
+            moved = sorted(ROOT.glob(f"tests/**/{glob.escape(Path(target).name)}"))
             hint = f" (it is now at {moved[0].relative_to(ROOT)})" if moved else ""
             pytest.fail(f"the README links to {target}, which does not exist{hint}")
 

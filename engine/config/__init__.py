@@ -2,7 +2,7 @@
 
 Read with `load_config(paths) -> (Config, problems)`; put into a Center with `apply_config(center, config)`;
 change with the writer functions (each an atomic rewrite that keeps unknown keys). The file format is
-described in the README, section "Configuration".
+described in docs/configuration.md (and, key by key, in the generated configuration reference).
 """
 
 from .apply import apply_config

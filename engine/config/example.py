@@ -35,12 +35,12 @@ def example_config() -> str:
 def _table(schema: dict[str, Any], path: tuple[str, ...], lines: list[str]) -> None:
     """The keys of one table: plain values first, then sub-tables, then arrays of tables (TOML's order)."""
     properties: dict[str, dict[str, Any]] = schema.get("properties", {})
-    plain = [(k, s) for k, s in properties.items() if not _is_table(s, path) and not _is_table_array(s)]
-    tables = [(k, s) for k, s in properties.items() if _is_table(s, path)]
-    arrays = [(k, s) for k, s in properties.items() if _is_table_array(s)]
+    plain = [(k, s) for k, s in properties.items() if not is_table(s, path) and not is_table_array(s)]
+    tables = [(k, s) for k, s in properties.items() if is_table(s, path)]
+    arrays = [(k, s) for k, s in properties.items() if is_table_array(s)]
     for key, sub in plain:
         _describe(sub, lines)
-        line = f"{_key(key)} = {_value(_example(sub))}"
+        line = f"{_key(key)} = {toml_value(_example(sub))}"
         instead = sub.get("x-instead-of")
         lines.append(f"# or, instead of {instead}: {line}" if instead else f"#{line}")
     for key, sub in tables:
@@ -60,7 +60,7 @@ def _table(schema: dict[str, Any], path: tuple[str, ...], lines: list[str]) -> N
                 _table(sub, (*path, key), lines)
             else:
                 for name, value in (_example(sub) or {}).items():
-                    lines.append(f"#{_key(name)} = {_value(value)}")
+                    lines.append(f"#{_key(name)} = {toml_value(value)}")
     for key, sub in arrays:
         lines.append("")
         _describe(sub, lines)
@@ -68,15 +68,18 @@ def _table(schema: dict[str, Any], path: tuple[str, ...], lines: list[str]) -> N
         _table(sub["items"], (*path, key), lines)
 
 
-def _is_table(schema: dict[str, Any], path: tuple[str, ...]) -> bool:
-    """A section of its own: an object with known properties, a table of named entries, or a top-level map."""
+def is_table(schema: dict[str, Any], path: tuple[str, ...]) -> bool:
+    """A section of its own: an object with known properties, a table of named entries, or a top-level map.
+
+    Public, like `is_table_array` and `toml_value`, because the docs' configuration reference (docs/hooks)
+    lays the schema out by the same rules, so the reference and the example always agree."""
     if schema.get("type") != "object":
         return False
     named = schema.get("additionalProperties")
     return "properties" in schema or (isinstance(named, dict) and "properties" in named) or not path
 
 
-def _is_table_array(schema: dict[str, Any]) -> bool:
+def is_table_array(schema: dict[str, Any]) -> bool:
     items = schema.get("items")
     return schema.get("type") == "array" and isinstance(items, dict) and "properties" in items
 
@@ -100,7 +103,8 @@ def _dotted(path: tuple[str, ...]) -> str:
     return ".".join(_key(part) for part in path)
 
 
-def _value(value: Any) -> str:
+def toml_value(value: Any) -> str:
+    """`value` as TOML writes it (a table inline)."""
     if isinstance(value, dict):
         table = tomlkit.inline_table()
         table.update(value)

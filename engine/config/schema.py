@@ -67,7 +67,7 @@ MODEL_SCHEMA: dict[str, Any] = {
     },
 }
 
-#: The per-provider quirks the adapters read (README, "Provider settings"). The adapters fall back to their
+#: The per-provider quirks the adapters read (docs/providers.md, "Provider settings"). The adapters fall back to their
 #: defaults on a value of the wrong type, so without these checks a typo would be ignored without a word.
 PROVIDER_SETTINGS_SCHEMA: dict[str, Any] = {
     "type": "object",

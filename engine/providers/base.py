@@ -117,7 +117,7 @@ class ChatRequest:
 
     `messages` are the dialog's messages (copies) without the skills' system prompt, which is `system`.
     `tools` are declarations as `Function.declaration()` returns them: name, description, parameters.
-    `settings` are the provider's settings (see the README for the keys each adapter reads).
+    `settings` are the provider's settings (see docs/providers.md for the keys each adapter reads).
     """
 
     model: ModelInfo

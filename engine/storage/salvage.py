@@ -78,7 +78,7 @@ def integrity_problem(conn: sqlite3.Connection) -> str | None:
     """What `PRAGMA quick_check` finds wrong (its first finding), or None for a sound file.
 
     quick_check reads every page but skips the index-against-table comparison of `integrity_check`; on the
-    10,000-dialog store of bench/store_scale.py it is cheap enough for every start (see the README).
+    10,000-dialog store of bench/store_scale.py it is cheap enough for every start (see docs/store.md).
     """
     try:
         found = conn.execute("PRAGMA quick_check(1)").fetchone()

@@ -1,6 +1,6 @@
 """Shell completion for bash, zsh and fish, from argcomplete (the maintained completer for argparse).
 
-`visindigo completion SHELL` prints the script to install (see the README). The script calls `visindigo`
+`visindigo completion SHELL` prints the script to install (see docs/configuration.md). The script calls `visindigo`
 itself with `_ARGCOMPLETE` set when the user presses tab; `complete_if_asked` answers that call from the same
 parser that parses real command lines, so completions can never disagree with the commands. argcomplete is
 imported only then: a normal start does not pay for it.

@@ -69,7 +69,9 @@ def add_commands(commands: Any) -> None:
         description="Add the dialogs of JSON exports, keeping their ids. Dialogs that exist already are skipped; "
         "what was repaired in a dialog is listed. Exits 1 only when a file or a dialog could not be imported.",
     )
-    importing.add_argument("files", metavar="FILE", nargs="+", type=Path)
+    importing.add_argument(
+        "files", metavar="FILE", nargs="+", type=Path, help="a JSON file written by visindigo export"
+    )
     location(importing)
 
 

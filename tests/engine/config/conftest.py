@@ -1,4 +1,4 @@
-"""Config fixtures: paths in a temporary home, and the README's example config (which must stay valid)."""
+"""Config fixtures: paths in a temporary home, and the docs' example config (which must stay valid)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import pytest
 
 from visindigo.engine.paths import Paths, resolve_paths
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+CONFIGURATION_PAGE = Path(__file__).resolve().parents[3] / "docs" / "configuration.md"
 
 
-def readme_example() -> str:
-    """The first ```toml block of the README's Configuration section: the documented full example."""
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("\n## Configuration\n") :]
+def documented_example() -> str:
+    """The first ```toml block of the docs' Configuration page (docs/configuration.md): the documented example."""
+    text = CONFIGURATION_PAGE.read_text(encoding="utf-8")
+    section = text[text.index("\n## The file\n") :]
     match = re.search(r"```toml\n(.*?)```", section, re.DOTALL)
     assert match is not None
     return match.group(1)

@@ -14,11 +14,11 @@ from visindigo.engine.config import apply_config, load_config
 from visindigo.engine.export import export_json, export_markdown
 from visindigo.engine.paths import Paths
 
-from .conftest import readme_example, write
+from .conftest import documented_example, write
 
 
 def test_apply_registers_providers_skills_servers_and_settings(paths: Paths) -> None:
-    write(paths, readme_example().replace('file = "skills/house-style.md"', 'content = "British spelling."'))
+    write(paths, documented_example().replace('file = "skills/house-style.md"', 'content = "British spelling."'))
     config, problems = load_config(paths)
     assert problems == []
     center = Center()

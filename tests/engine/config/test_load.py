@@ -12,11 +12,11 @@ from visindigo.engine import Capability
 from visindigo.engine.config import load_config
 from visindigo.engine.paths import Paths
 
-from .conftest import readme_example, write
+from .conftest import documented_example, write
 
 
-def test_the_readme_example_loads_without_a_problem(paths: Paths) -> None:
-    write(paths, readme_example())
+def test_the_documented_example_loads_without_a_problem(paths: Paths) -> None:
+    write(paths, documented_example())
     (paths.config_dir / "skills").mkdir()
     (paths.config_dir / "skills" / "house-style.md").write_text("Use British spelling.", encoding="utf-8")
     config, problems = load_config(paths)

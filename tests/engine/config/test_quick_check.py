@@ -20,7 +20,7 @@ from visindigo.engine.config.schema import CONFIG_SCHEMA, CREDENTIALS_SCHEMA
 from visindigo.engine.config.validate import validate
 from visindigo.engine.paths import Paths
 
-from .conftest import readme_example, write
+from .conftest import documented_example, write
 
 #: Values of every TOML kind, with the ones jsonschema treats specially: true is not 1, 2.0 is an integer,
 #: and numbers and strings at the edges of the schema's bounds, lengths and patterns.
@@ -221,8 +221,8 @@ def test_the_generated_documents_are_both_valid_and_invalid_often() -> None:
     assert answers.count(False) >= 50
 
 
-def test_the_readme_example_passes_the_quick_check() -> None:
-    assert conforms(tomllib.loads(readme_example()), CONFIG_SCHEMA)
+def test_the_documented_example_passes_the_quick_check() -> None:
+    assert conforms(tomllib.loads(documented_example()), CONFIG_SCHEMA)
 
 
 @pytest.mark.parametrize(
@@ -259,7 +259,7 @@ def test_a_keyword_it_does_not_know_is_left_to_jsonschema(tmp_path: Path) -> Non
 
 def test_a_valid_config_loads_without_importing_jsonschema(paths: Paths) -> None:
     """Start-up with a valid config must not pay for jsonschema; a config with a mistake still gets its messages."""
-    write(paths, readme_example())
+    write(paths, documented_example())
     bad = paths.config_file.with_name("bad.toml")
     bad.write_text('theme = ""\n[providers.x]\nkind = "openai"\n', encoding="utf-8")
     code = (

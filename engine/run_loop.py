@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from .applog import log_text
 from .approval import DENIED_RESULT, Approval, ApprovalCallback, ToolCallRequest
+from .attachments.errors import AttachmentError
+from .attachments.routing import check_images_fit, image_refusal, question_has_images
 from .capability import Capability
 from .events import (
     EmptyAnswer,
@@ -183,7 +185,12 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             started = time.monotonic()
             log.debug(
                 "round %d of dialog %s: provider %s, model %s, %d messages, %d tools",
-                rounds, dialog.id, setup.provider.id, setup.model.id, len(request.messages), len(request.tools),
+                rounds,
+                dialog.id,
+                setup.provider.id,
+                setup.model.id,
+                len(request.messages),
+                len(request.tools),
             )
             if request.messages:
                 log_text(log, "last message", request.messages[-1].content)
@@ -260,7 +267,9 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 )
             log.debug(
                 "round %d ended after %.2f s: %s%s",
-                rounds, time.monotonic() - started, state.finish.reason if state.finish else "no finish",
+                rounds,
+                time.monotonic() - started,
+                state.finish.reason if state.finish else "no finish",
                 f", {len(state.calls)} tool calls" if state.calls else "",
             )
             if failure_text:
@@ -308,9 +317,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                         outcome = item
                     else:
                         yield item
-                dialog._emit(
-                    ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration)
-                )
+                dialog._emit(ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration))
                 dialog.append_message(
                     Message(
                         Role.TOOL,
@@ -412,14 +419,23 @@ async def _prepare(dialog: Dialog) -> _Setup:
 
     listing_problem = await ensure_models(provider, dialog.model_id)
     required = dialog.capability_requirement | Capability.TEXT
-    if any(message.images for message in dialog.messages):
+    messages = dialog.messages
+    if question_has_images(messages):
         required |= Capability.IMAGE
     try:
         model = _choose_model(provider, required, bool(functions), dialog.model_id)
     except NoModelAvailable as error:
         if listing_problem:  # the server's own words first: they say why (a proxy's "No connected db.")
             raise _Failure(f"listing the models failed: {listing_problem} — so {error}") from None
+        if Capability.IMAGE in required and provider.models:
+            chosen = provider.get_model(dialog.model_id or provider.default_model) or provider.models[0]
+            raise _Failure(image_refusal(chosen.label, center.providers)) from None
         raise _Failure(str(error)) from None
+    if Capability.IMAGE in model.capabilities:
+        try:
+            check_images_fit(messages, provider)
+        except AttachmentError as error:
+            raise _Failure(error.message) from None
     if Capability.TOOLS not in model.capabilities:
         functions = {}
     notices = []

@@ -185,12 +185,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             started = time.monotonic()
             log.debug(
                 "round %d of dialog %s: provider %s, model %s, %d messages, %d tools",
-                rounds,
-                dialog.id,
-                setup.provider.id,
-                setup.model.id,
-                len(request.messages),
-                len(request.tools),
+                rounds, dialog.id, setup.provider.id, setup.model.id, len(request.messages), len(request.tools),
             )
             if request.messages:
                 log_text(log, "last message", request.messages[-1].content)
@@ -267,9 +262,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 )
             log.debug(
                 "round %d ended after %.2f s: %s%s",
-                rounds,
-                time.monotonic() - started,
-                state.finish.reason if state.finish else "no finish",
+                rounds, time.monotonic() - started, state.finish.reason if state.finish else "no finish",
                 f", {len(state.calls)} tool calls" if state.calls else "",
             )
             if failure_text:
@@ -317,7 +310,9 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                         outcome = item
                     else:
                         yield item
-                dialog._emit(ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration))
+                dialog._emit(
+                    ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration)
+                )
                 dialog.append_message(
                     Message(
                         Role.TOOL,

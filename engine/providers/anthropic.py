@@ -126,7 +126,9 @@ class AnthropicAdapter(HTTPAdapter):
                     try:
                         parts = message.handle(str(kind), payload)
                     except MalformedEvent as malformed:
-                        raise self.http.fail(f"the server sent {malformed}; the answer so far was kept") from None
+                        raise self.http.fail(
+                            f"the server sent {malformed}; the answer so far was kept"
+                        ) from None
                     for part in parts:
                         yield part
                     if message.stopped:
@@ -388,3 +390,4 @@ def _arguments_object(raw: Any) -> dict[str, Any]:
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+

@@ -423,8 +423,7 @@ async def _prepare(dialog: Dialog) -> _Setup:
         if listing_problem:  # the server's own words first: they say why (a proxy's "No connected db.")
             raise _Failure(f"listing the models failed: {listing_problem} — so {error}") from None
         if Capability.IMAGE in required and provider.models:
-            chosen = provider.get_model(dialog.model_id or provider.default_model) or provider.models[0]
-            raise _Failure(image_refusal(chosen.label, center.providers)) from None
+            raise _Failure(image_refusal(provider, dialog.model_id, center.providers)) from None
         raise _Failure(str(error)) from None
     if Capability.IMAGE in model.capabilities:
         try:

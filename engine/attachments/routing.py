@@ -46,9 +46,16 @@ def image_model_hint(providers: Iterable[Provider]) -> str:
     return ""
 
 
-def image_refusal(model_name: str, providers: Iterable[Provider]) -> str:
-    """The one line that refuses to send images to a model without the `image` mark."""
-    who = f"{clean_line(model_name, 60)!r} takes no images" if model_name else "no model here takes images"
+def image_refusal(provider: Provider, model_id: str, providers: Iterable[Provider]) -> str:
+    """The one line that refuses to send images to the model that would answer (`model_id`, else the provider's
+    default or first model), which has no `image` mark."""
+    model = provider.get_model(model_id or provider.default_model) or next(iter(provider.models), None)
+    name = model.label if model is not None else model_id
+    who = (
+        f"{clean_line(name, 60)!r} takes no images"
+        if name
+        else f"no model of {clean_line(provider.name, 40)} takes images"
+    )
     hint = image_model_hint(providers)
     if hint:
         return f"{who}: pick another model that does, such as {hint}, or remove the images from the question"
@@ -83,8 +90,7 @@ def send_problem(center: Center, dialog: Dialog, attachments: Sequence[Attachmen
     if provider is None or not provider.models:
         return None
     if not any(Capability.IMAGE in m.capabilities for m in provider.models):
-        chosen = provider.get_model(dialog.model_id or provider.default_model)
-        return image_refusal(chosen.label if chosen is not None else dialog.model_id, center.providers)
+        return image_refusal(provider, dialog.model_id, center.providers)
     # The run answers with the dialog's model when it takes images, else with the provider's model that does
     # (saying so): either way the images must fit this provider's limits.
     try:

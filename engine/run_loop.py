@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from .applog import log_text
 from .approval import DENIED_RESULT, Approval, ApprovalCallback, ToolCallRequest
+from .attachments.errors import AttachmentError
+from .attachments.routing import check_images_fit, image_refusal, question_has_images
 from .capability import Capability
 from .events import (
     EmptyAnswer,
@@ -417,14 +419,22 @@ async def _prepare(dialog: Dialog) -> _Setup:
 
     listing_problem = await ensure_models(provider, dialog.model_id)
     required = dialog.capability_requirement | Capability.TEXT
-    if any(message.images for message in dialog.messages):
+    messages = dialog.messages
+    if question_has_images(messages):
         required |= Capability.IMAGE
     try:
         model = _choose_model(provider, required, bool(functions), dialog.model_id)
     except NoModelAvailable as error:
         if listing_problem:  # the server's own words first: they say why (a proxy's "No connected db.")
             raise _Failure(f"listing the models failed: {listing_problem} — so {error}") from None
+        if Capability.IMAGE in required and provider.models:
+            raise _Failure(image_refusal(provider, dialog.model_id, center.providers)) from None
         raise _Failure(str(error)) from None
+    if Capability.IMAGE in model.capabilities:
+        try:
+            check_images_fit(messages, provider)
+        except AttachmentError as error:
+            raise _Failure(error.message) from None
     notices = []
     if Capability.TOOLS not in model.capabilities:
         told = (provider.id, model.id)

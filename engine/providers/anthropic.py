@@ -28,6 +28,9 @@ import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from ..attachments.errors import AttachmentError
+from ..attachments.limits import image_limits_for
+from ..attachments.wire import anthropic_user_blocks
 from ..capability import Capability
 from ..message import Message, Role
 from ..model_info import ModelInfo
@@ -82,7 +85,10 @@ class AnthropicAdapter(HTTPAdapter):
         ]
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
-        body = build_body(request, named_tool_choice=takes_named_tool_choice(self.provider))
+        try:
+            body = build_body(request, named_tool_choice=takes_named_tool_choice(self.provider))
+        except AttachmentError as error:  # an image no scaling brings under the limits: nothing was sent
+            raise self.http.fail(error.message) from None
         response = await self.http.open_stream(f"{self.base_url}/messages", body, self._headers("text/event-stream"))
         try:
             content_type = response.headers.get("content-type", "")
@@ -315,8 +321,15 @@ _TOOL_CHOICES: dict[str, dict[str, str]] = {
 
 
 def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
-    """The dialog as Messages API turns: content blocks, tool results as user turns, one role per turn."""
+    """The dialog as Messages API turns: content blocks, tool results as user turns, one role per turn.
+
+    Attached files go as `engine.attachments.wire` puts them: images as base64 `image` blocks scaled to Anthropic's
+    limits, PDFs as `document` blocks (as text with the provider setting `pdf_as_text`, for a proxy that takes no
+    documents), text files in the text.
+    """
     sees_images = Capability.IMAGE in request.model.capabilities
+    limits = image_limits_for("anthropic", request.settings)
+    documents = not request.settings.get("pdf_as_text")
     out: list[dict[str, Any]] = []
     for message in sendable_history(request.messages):
         if message.role is Role.SYSTEM:
@@ -331,7 +344,7 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
             blocks = _assistant_blocks(message, request.provider_id)
         else:
             role = "user"
-            blocks = _user_blocks(message, sees_images)
+            blocks = anthropic_user_blocks(message, sees_images=sees_images, limits=limits, documents=documents)
         if not blocks:
             continue
         if out and out[-1]["role"] == role:
@@ -339,23 +352,6 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
         else:
             out.append({"role": role, "content": blocks})
     return out
-
-
-def _user_blocks(message: Message, sees_images: bool) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
-    text = message.content
-    if message.images and sees_images:
-        blocks.extend(
-            {"type": "image", "source": {"type": "base64", "media_type": image.mime_type, "data": image.data}}
-            for image in message.images
-        )
-    elif message.images:
-        count = len(message.images)
-        note = f"[{count} image{'s' if count > 1 else ''} left out: this model does not accept images]"
-        text = f"{text}\n\n{note}" if text else note
-    if text:
-        blocks.append({"type": "text", "text": text})
-    return blocks
 
 
 def _assistant_blocks(message: Message, provider_id: str) -> list[dict[str, Any]]:

@@ -30,6 +30,9 @@ import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from ..attachments.errors import AttachmentError
+from ..attachments.limits import image_limits_for
+from ..attachments.wire import openai_user_content
 from ..capability import Capability
 from ..message import Message, Role
 from ..model_info import ModelInfo
@@ -84,9 +87,12 @@ class OpenAIAdapter(HTTPAdapter):
         return models
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
-        body = build_body(
-            request, stream_usage=self.stream_usage, named_tool_choice=takes_named_tool_choice(self.provider)
-        )
+        try:
+            body = build_body(
+                request, stream_usage=self.stream_usage, named_tool_choice=takes_named_tool_choice(self.provider)
+            )
+        except AttachmentError as error:  # an image no scaling brings under the limits: nothing was sent
+            raise self.http.fail(error.message) from None
         url = f"{self.provider.base_url}/chat/completions"
         headers = self._headers("text/event-stream")
         try:
@@ -290,12 +296,15 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
     Reasoning stays out, except on assistant messages with tool calls: there the reasoning goes back when
     `send_reasoning_with_tool_calls` is set (DeepSeek thinking mode requires it), and OpenRouter's opaque
     `reasoning_details` go back to the provider that produced them (continuing a tool call needs them).
-    Images go only to IMAGE models; for others a note says an image was left out.
+    Images go only to IMAGE models; for others a note says an image was left out. Attached files go as
+    `engine.attachments.wire` puts them: text files and PDFs as text, images as data URLs scaled to OpenAI's limits
+    (or the provider's `image_long_side` / `image_max_bytes`).
     """
     settings = request.settings
     resend = bool(settings.get("send_reasoning_with_tool_calls"))
     reasoning_field = str(settings.get("reasoning_field") or "reasoning_content")
     sees_images = Capability.IMAGE in request.model.capabilities
+    limits = image_limits_for("openai", settings)
     out: list[dict[str, Any]] = []
     if request.system:
         out.append({"role": "system", "content": request.system})
@@ -319,7 +328,9 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
         elif role is Role.SYSTEM:
             out.append({"role": "system", "content": message.content})
         else:
-            out.append({"role": "user", "content": _user_content(message, sees_images)})
+            out.append(
+                {"role": "user", "content": openai_user_content(message, sees_images=sees_images, limits=limits)}
+            )
     return out
 
 
@@ -329,20 +340,6 @@ def _sendable_call(call: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(function, dict) or arguments_object(function.get("arguments")) is not None:
         return call
     return {**call, "function": {**function, "arguments": "{}"}}
-
-
-def _user_content(message: Message, sees_images: bool) -> str | list[dict[str, Any]]:
-    if not message.images:
-        return message.content
-    if not sees_images:
-        count = len(message.images)
-        note = f"[{count} image{'s' if count > 1 else ''} left out: this model does not accept images]"
-        return f"{message.content}\n\n{note}" if message.content else note
-    parts: list[dict[str, Any]] = []
-    if message.content:
-        parts.append({"type": "text", "text": message.content})
-    parts.extend({"type": "image_url", "image_url": {"url": image.data_url()}} for image in message.images)
-    return parts
 
 
 def _own_provider_data(message: Message, provider_id: str) -> dict[str, Any]:

@@ -130,10 +130,17 @@ async def choose_template(app: App[Any], services: AppServices, dialog: Dialog) 
 
 async def edit_parameters(app: App[Any], dialog: Dialog) -> bool:
     """The dialog's generation parameters in a form; True when the user changed them."""
+    from visindigo.engine.providers.capabilities import forced_choice_note
     from visindigo.tui.setup.parameters import ParametersScreen
 
     tools = [function.id for function in dialog.effective_functions()]
-    chosen = await app.push_screen_wait(ParametersScreen(dialog.parameters, tools, title=dialog.title))
+    center = dialog.center
+    provider = None
+    if center is not None:
+        provider = center.get_provider(dialog.provider_id) if dialog.provider_id else center.default_provider
+    note = forced_choice_note(provider) if tools else ""
+    screen = ParametersScreen(dialog.parameters, tools, title=dialog.title, tool_choice_note=note)
+    chosen = await app.push_screen_wait(screen)
     if chosen is None:
         return False
     dialog.parameters = chosen  # stored with the dialog (a dialog not sent yet keeps them for its first run)

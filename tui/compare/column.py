@@ -50,7 +50,7 @@ class CompareColumn(Vertical):
         height: 1fr;
         border-right: vkey $panel;
     }
-    CompareColumn:last-of-type {
+    CompareColumn.-last {
         border-right: none;
     }
     CompareColumn > MessagePane {

@@ -130,6 +130,7 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
                 case UsageReported(input_tokens=input_tokens, output_tokens=output_tokens):
                     state.input_tokens += input_tokens
                     state.output_tokens += output_tokens
+                    state.round_reported = True
                     report(UsageChanged(dialog_id))
                 case RunFailed(message=message):
                     outcome, error = "failed", message

@@ -508,3 +508,55 @@ async def test_a_resource_attached_with_at_goes_with_the_compared_question_to_ev
             assert "the secret is 42" in body["messages"][-1]["content"]
             assert body["messages"][-1]["content"].endswith("What is the secret?")
         assert main.workbench.pending_resources.get(screen.columns[0].dialog.branch_from_id) is None
+
+
+async def test_separators_stand_between_the_columns_after_narrowing_to_tabs_and_widening_again(
+    llm_server: LLMServer,
+) -> None:
+    """Issue 25 §14: `:last-of-type` is worked out from the columns shown, so after the tabs (one shown) the
+    separators stood in the wrong places; the last column by order carries none, every other one does."""
+    app = make_app(scripted_center(llm_server, every_model(count=3, delay=0.01)))
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 3, question="Borders?")
+        await wait_until(pilot, lambda: all_done(screen.columns))
+
+        def separators() -> list[bool]:
+            return [bool(column.styles.border_right[0]) for column in screen.order]
+
+        assert separators() == [True, True, False]
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert screen.has_class("-tabs")  # the first column shown alone (before the fix: [False, True, True] after)
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause()
+        assert screen.has_class("-side") and separators() == [True, True, False]
+        await pilot.resize_terminal(100, 30)
+        await pilot.press("tab", "tab")  # now the last one shown alone
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause()
+        assert separators() == [True, True, False]
+
+
+async def test_after_a_pick_the_composer_has_the_focus(llm_server: LLMServer) -> None:
+    """Issue 25 §14: the pick continues the dialog, so the next thing typed is the next question — after a plain
+    pick and after a blind one (revealed, then opened with enter)."""
+    import random
+
+    for blind, keys, size in (
+        (False, ("1",), (160, 45)),
+        (True, ("1", "enter"), (160, 45)),
+        (False, ("p",), (80, 24)),
+        (True, ("p", "enter"), (80, 24)),
+    ):
+        app = make_app(scripted_center(llm_server, every_model(count=3, delay=0.01)))
+        async with app.run_test(size=size) as pilot:
+            main = main_screen(app)
+            screen = await comparing(pilot, main, 2, question="Pick?", blind=blind, rng=random.Random(3))
+            await wait_until(pilot, lambda screen=screen: all_done(screen.columns))
+            for key in keys:
+                await pilot.press(key)
+                await pilot.pause()
+            await wait_until(pilot, lambda app=app, main=main: app.screen is main)
+            await pilot.pause()
+            assert app.focused is main.composer.input, (blind, size, app.focused)

@@ -1,0 +1,84 @@
+"""Running the plain mode: the engine's loop started, the conversation read line by line, everything closed.
+
+The command line opens the Center (with the app's messages for a locked or damaged store) and hands it here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Iterator, Mapping
+from types import FrameType
+
+from visindigo.engine import Center
+
+from . import commands
+from .console import EngineLoop, wait_for
+from .output import Output
+from .reader import LineReader
+from .session import PlainOptions, PlainSession
+
+PROMPT = "> "
+
+
+def colour_wanted(asked: bool, environ: Mapping[str, str] | None = None) -> bool:
+    """Colour only when asked for (`--color`), and never under NO_COLOR (https://no-color.org)."""
+    environ = os.environ if environ is None else environ
+    return asked and not environ.get("NO_COLOR")
+
+
+def run(center: Center, options: PlainOptions) -> int:
+    """The conversation until ctrl+d or /quit; returns the exit status."""
+    out = Output(sys.stdout, colour=colour_wanted(options.colour))
+    engine = EngineLoop()
+    session = PlainSession(center, out, engine.ask, options)
+    reader = LineReader(lambda line: commands.completions(session, line))
+
+    def carry_out(work: object) -> None:
+        wait_for(engine, engine.submit(work), reader, session.interrupt, out.end)  # type: ignore[arg-type]
+
+    status = 0
+    with _leaving_on_signals():
+        try:
+            carry_out(session.begin())
+            while not session.quitting:
+                out.end()
+                try:
+                    line = reader.read_message(PROMPT)
+                except KeyboardInterrupt:
+                    out.line("")
+                    out.line("ctrl+d or /quit leaves.")
+                    continue
+                if line is None:
+                    out.line("")
+                    break
+                carry_out(commands.handle(session, line))
+        except SystemExit as leaving:  # SIGTERM or SIGHUP
+            status = leaving.code if isinstance(leaving.code, int) else 1
+        finally:
+            with contextlib.suppress(BaseException):
+                engine.submit(session.close()).result(timeout=15)
+            engine.stop()
+    return status
+
+
+@contextlib.contextmanager
+def _leaving_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP leave as ctrl+d does (runs cancelled with their partial answers kept, the store
+    closed), instead of Python's default of dying on the spot."""
+
+    def leave(number: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + number)
+
+    saved = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            saved[number] = signal.signal(number, leave)
+    try:
+        yield
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)

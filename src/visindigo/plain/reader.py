@@ -2,17 +2,22 @@
 
 Readline would write escape sequences of its own: bracketed paste mode (`ESC [ ? 2004 h`, on by default since
 readline 8.1) and the meta key (`ESC [ ? 1034 h` on xterms). Both are switched off before the first line is
-read, so the byte stream stays free of escape sequences (the pty tests check it). Without a terminal (input
-from a pipe) readline is not used at all.
+read, so typing a line and sending it writes no escape sequence (the pty tests check it). Editing the line
+(backspace in the middle, ctrl+u) is redrawn by readline with the terminal's own cursor sequences; where TERM
+says the terminal has none (`dumb`, or unset) readline is not used, and the terminal's own line editing (the
+kernel's, or Emacs') does the work. Without a terminal (input from a pipe) readline is not used either.
 
 A message of several lines is typed between two lines of three double quotes (`\"\"\"`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from types import ModuleType
+
+from . import DUMB_TERMS
 
 Completer = Callable[[str], list[str]]
 """The completions of the line typed so far (the whole line, so arguments can be completed too)."""
@@ -28,7 +33,7 @@ class LineReader:
         #: Input from a pipe is not echoed by a terminal: the line is written after its prompt, for the transcript.
         self.echo = not _isatty(sys.stdin)
         if use_readline is None:
-            use_readline = not self.echo
+            use_readline = not self.echo and os.environ.get("TERM", "") not in DUMB_TERMS
         self.readline = _set_up_readline(completer) if use_readline else None
 
     def read(self, prompt: str, *, prefill: str = "") -> str | None:

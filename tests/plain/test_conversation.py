@@ -1,0 +1,116 @@
+"""The plain mode's conversation on a pty: the answer streams as plain text, every state change is one line
+written once, and the byte stream holds no escape sequence at all (issue 28, "A plain line mode")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.llm_server import LLMServer, error_reply, openai_stream
+from visindigo.engine import Center, Role
+
+from .conftest import Start
+from .terminal import carriage_returns, control_characters
+
+
+def test_an_answer_streams_as_labelled_plain_text(start_plain: Start, llm_server: LLMServer, plain_home: Path) -> None:
+    llm_server.queue(openai_stream(["Hel", "lo ", "there", "\n\nSecond line."], reasoning=["Think", "ing"], usage=(5, 7)))
+    terminal = start_plain()
+    opening = terminal.prompt()
+    assert "Visindigo, plain mode." in opening and "A new dialog." in opening
+    assert "Model: test-model of local." in opening
+    terminal.send("Say hello")
+    seen = terminal.expect("Answer complete, 7 tokens")
+    terminal.prompt()
+    assert terminal.finish() == 0
+    assert "Asking test-model of local.\n" in seen
+    assert "Reasoning: Thinking\n" in seen
+    assert "Answer: Hello there\n\nSecond line.\n" in seen
+    output = terminal.output
+    assert control_characters(output) == []
+    assert carriage_returns(output) == 0  # nothing is drawn over: each line only ever grows, then ends
+    for once in ("Asking test-model", "Reasoning:", "Answer:", "Answer complete"):
+        assert terminal.text.count(once) == 1, once
+    assert llm_server.requests[-1].json["messages"][-1] == {"role": "user", "content": "Say hello"}
+    center = Center.open(plain_home)
+    try:
+        [summary] = center.dialog_summaries()
+        dialog = center.get_dialog(summary.id)
+        assert dialog is not None
+        assert [m.role for m in dialog.messages] == [Role.USER, Role.ASSISTANT]
+        assert dialog.messages[-1].content == "Hello there\n\nSecond line."
+    finally:
+        center.close()
+
+
+def test_a_failure_and_the_next_start_are_one_line_each(start_plain: Start, llm_server: LLMServer) -> None:
+    llm_server.queue(error_reply(401, "Invalid API key"))
+    terminal = start_plain()
+    terminal.prompt()
+    terminal.send("hello")
+    failed = terminal.expect("\n> ")
+    assert [line for line in failed.splitlines() if line.startswith("Failed:")] == [
+        next(line for line in failed.splitlines() if line.startswith("Failed:"))
+    ]
+    assert "Invalid API key" in failed
+    assert terminal.finish() == 0
+    # the next start continues the same dialog, and says so in one line
+    llm_server.queue(openai_stream(["again"]))
+    again = start_plain()
+    opening = again.prompt()
+    assert "Continuing 'hello', 1 message" in opening
+    again.send("/history")
+    assert "1. You: hello" in again.prompt()
+    assert again.finish() == 0
+    assert "Traceback" not in terminal.text + again.text
+
+
+def test_ctrl_c_cancels_an_answer_and_keeps_what_arrived(start_plain: Start, llm_server: LLMServer) -> None:
+    llm_server.queue(openai_stream(["First words ", *["more "] * 200], delay_between=0.05))
+    terminal = start_plain()
+    terminal.prompt()
+    terminal.send("a long answer please")
+    terminal.expect("First words")
+    terminal.type(b"\x03")
+    seen = terminal.expect("Cancelled; the partial answer is kept.")
+    assert "Cancelling…" in seen
+    terminal.prompt()
+    terminal.send("/history")
+    assert "2. Answer (interrupted): First words" in terminal.prompt()
+    assert terminal.finish() == 0
+    assert control_characters(terminal.output) == []
+
+
+def test_without_a_terminal_the_plain_mode_is_chosen_by_itself(tmp_path: Path, llm_server: LLMServer, plain_home: Path) -> None:
+    """A pipe is no terminal: `visindigo` alone reads lines from stdin and writes the transcript (no --plain)."""
+    import subprocess
+    import sys
+
+    from .conftest import plain_env
+    from .terminal import ROOT
+
+    llm_server.queue(openai_stream(["piped ", "answer"]))
+    done = subprocess.run(
+        [sys.executable, "-m", "visindigo"], input="hello from a pipe\n", capture_output=True, text=True,
+        env=plain_env(plain_home), cwd=ROOT, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "> hello from a pipe\n" in done.stdout  # the line read is written after its prompt
+    assert "Answer: piped answer\n" in done.stdout
+    assert "\x1b" not in done.stdout + done.stderr
+
+
+def test_term_dumb_chooses_the_plain_mode(start_plain: Start, llm_server: LLMServer, plain_home: Path) -> None:
+    from .conftest import plain_env
+    from .terminal import PlainTerminal
+
+    llm_server.queue(openai_stream(["dumb ", "but ", "fine"]))
+    terminal = PlainTerminal([], plain_env(plain_home, term="dumb"))
+    try:
+        assert "Visindigo, plain mode." in terminal.prompt()
+        terminal.send("hi")
+        terminal.expect("Answer: dumb but fine\n")
+        terminal.prompt()
+        assert terminal.finish() == 0
+        assert control_characters(terminal.output) == []
+    finally:
+        terminal.close()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visindigo.engine import Capability, Center, Dialog, Message, Role
-from visindigo.engine.sanitize import clean_line, cut
+from visindigo.engine.sanitize import clean, clean_line, cut
 from visindigo.tui.workbench import Workbench
 
 #: The longest tool result written in full; a longer one is cut, saying how much was left out.
@@ -33,21 +33,40 @@ def call_line(function_id: str, arguments: dict[str, Any]) -> str:
     """`get_weather city=Kyoto`: a tool call as one readable line."""
     words = [clean_line(function_id, 80)]
     for name, value in arguments.items():
+        value = cleaned(value)
         shown = value if isinstance(value, str) and value and " " not in value else _json(value)
         words.append(f"{clean_line(str(name), 40)}={clean_line(shown, 200)}")
     return cut(" ".join(words), 400)
 
 
+def cleaned(value: object) -> object:
+    """A JSON value with every string in it cleaned: `json.dumps` would write an ESC inside a string as the
+    text `\\u001b]52;…`, inert but unreadable, so the sequences go before the value is written as JSON."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, list):
+        return [cleaned(item) for item in value]
+    if isinstance(value, dict):
+        return {clean(str(key)): cleaned(item) for key, item in value.items()}
+    return value
+
+
 def _json(value: object) -> str:
     try:
         return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return repr(value)
 
 
 def result_line(result: str) -> str:
-    """A tool's result, whole up to `RESULT_LIMIT` characters."""
+    """A tool's result, whole up to `RESULT_LIMIT` characters; a JSON result is written with its strings
+    cleaned and its non-ASCII letters as letters (`18 °C`, not `18 \\u00b0C`)."""
     text = result.strip()
+    if text[:1] in ("{", "["):
+        try:
+            text = _json(cleaned(json.loads(text)))
+        except (ValueError, RecursionError):
+            pass
     if len(text) <= RESULT_LIMIT:
         return text
     return f"{text[:RESULT_LIMIT]}… ({len(text) - RESULT_LIMIT} more characters)"

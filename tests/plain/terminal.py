@@ -7,6 +7,7 @@ sequence at all; `expect` waits for a text to appear after what was already read
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -120,10 +121,8 @@ class PlainTerminal:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait(10)
-        try:
+        with contextlib.suppress(OSError):
             os.close(self._master)
-        except OSError:
-            pass
 
 
 def control_characters(output: bytes) -> list[str]:

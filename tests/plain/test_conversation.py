@@ -13,7 +13,9 @@ from .terminal import carriage_returns, control_characters
 
 
 def test_an_answer_streams_as_labelled_plain_text(start_plain: Start, llm_server: LLMServer, plain_home: Path) -> None:
-    llm_server.queue(openai_stream(["Hel", "lo ", "there", "\n\nSecond line."], reasoning=["Think", "ing"], usage=(5, 7)))
+    llm_server.queue(
+        openai_stream(["Hel", "lo ", "there", "\n\nSecond line."], reasoning=["Think", "ing"], usage=(5, 7))
+    )
     terminal = start_plain()
     opening = terminal.prompt()
     assert "Visindigo, plain mode." in opening and "A new dialog." in opening
@@ -80,7 +82,9 @@ def test_ctrl_c_cancels_an_answer_and_keeps_what_arrived(start_plain: Start, llm
     assert control_characters(terminal.output) == []
 
 
-def test_without_a_terminal_the_plain_mode_is_chosen_by_itself(tmp_path: Path, llm_server: LLMServer, plain_home: Path) -> None:
+def test_without_a_terminal_the_plain_mode_is_chosen_by_itself(
+    tmp_path: Path, llm_server: LLMServer, plain_home: Path
+) -> None:
     """A pipe is no terminal: `visindigo` alone reads lines from stdin and writes the transcript (no --plain)."""
     import subprocess
     import sys

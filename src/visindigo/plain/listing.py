@@ -7,6 +7,7 @@ model is chosen. Text from outside is cleaned by `Output` when it is written; le
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -63,10 +64,8 @@ def result_line(result: str) -> str:
     cleaned and its non-ASCII letters as letters (`18 °C`, not `18 \\u00b0C`)."""
     text = result.strip()
     if text[:1] in ("{", "["):
-        try:
+        with contextlib.suppress(ValueError, RecursionError):
             text = _json(cleaned(json.loads(text)))
-        except (ValueError, RecursionError):
-            pass
     if len(text) <= RESULT_LIMIT:
         return text
     return f"{text[:RESULT_LIMIT]}… ({len(text) - RESULT_LIMIT} more characters)"

@@ -100,7 +100,10 @@ async def regenerate(session: PlainSession, argument: str) -> None:
 async def edit(session: PlainSession, argument: str) -> None:
     workbench = session.workbench
     workbench.refuse_while_running(session.dialog)
-    index = workbench.editable_index(optional_number(argument, "edit"))
+    wanted = optional_number(argument, "edit")
+    index = workbench.editable_index(wanted)
+    if wanted is not None and wanted != index:
+        raise Refused(f"Message {wanted + 1} is not one of yours: /edit takes the number of your message (/history).")
     old = session.dialog.message_at(index).content
     session.out.line(old, label=f"Message {index + 1} says:")
     prompt = f"New text for message {index + 1} (empty keeps it; {BLOCK} for several lines): "

@@ -11,6 +11,7 @@ import contextlib
 import fcntl
 import os
 import re
+import struct
 import subprocess
 import sys
 import termios
@@ -39,6 +40,7 @@ class PlainTerminal:
 
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
         master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a terminal of 80×24
         self.process = subprocess.Popen(
             [sys.executable, "-m", "visindigo", *argv], stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT,
             preexec_fn=_controlling_terminal,

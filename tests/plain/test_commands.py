@@ -219,3 +219,28 @@ def test_colour_only_when_asked_and_never_under_no_color(start_plain: Start, llm
     assert "plain" in ask(quiet, "hi")
     assert quiet.finish() == 0
     assert control_characters(quiet.output) == []
+
+
+def test_readline_editing_writes_no_escape_sequence(start_plain: Start, llm_server: LLMServer) -> None:
+    """Readline draws as for a dumb terminal on a very wide screen: a line longer than the terminal, backspaces,
+    a line put up to edit and cleared with ctrl+u, history with the up arrow — and not one escape sequence."""
+    llm_server.queue(openai_stream(["long one"]), openai_stream(["short one"]), openai_stream(["again"]))
+    terminal = start_plain()
+    terminal.prompt()
+    terminal.type(b"x" * 150 + b"\x7f\x7f" + b"y" * 50 + b"\r")
+    terminal.expect("Answer complete")
+    terminal.prompt()
+    assert posts(llm_server)[-1].json["messages"][-1]["content"] == "x" * 148 + "y" * 50
+    terminal.send("/edit 1")
+    terminal.expect("x" * 148 + "y" * 50)  # the old text is on the line, to edit
+    terminal.type(b"\x15short\r")
+    terminal.expect("Answer: short one")
+    terminal.prompt()
+    assert posts(llm_server)[-1].json["messages"][-1]["content"] == "short"
+    terminal.type(b"\x1b[A\x1b[A\x1b[B\r")  # up, up, down: the line before the last ("/edit 1"), then down again
+    terminal.expect("New text for message 1")
+    terminal.type(b"\x15again\r")
+    terminal.expect("Answer: again")
+    terminal.prompt()
+    assert terminal.finish() == 0
+    assert control_characters(terminal.output) == []

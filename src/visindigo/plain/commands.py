@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from visindigo.tui.workbench import Refused
 
-from . import compare_command, dialog_commands, form, model_commands
+from . import attach_command, compare_command, dialog_commands, form, model_commands
 from .reader import BLOCK
 from .session import PlainSession
 
@@ -60,6 +60,8 @@ _TABLE = [
             form.template),
     Command("compare", "/compare [blind] A B [C D]", "ask 2 to 4 models (numbers from /model, or ids) one question",
             compare_command.compare),
+    Command("attach", "/attach [PATH or clear]", "attach a file (text, image, PDF) to your next message; alone: list",
+            attach_command.attach),
     Command("export", "/export [FILE]", "write this dialog to FILE (Markdown; JSON for .json) or a new file here",
             dialog_commands.export),
     Command("help", "/help", "this list", _help),
@@ -78,7 +80,8 @@ async def handle(session: PlainSession, line: str) -> None:
             command = find(word)
             await command.run(session, argument)
         elif text:
-            await session.send(line[line.index("/") + 1 :] if text.startswith("//") else line)
+            message = line[line.index("/") + 1 :] if text.startswith("//") else line
+            await session.send(attach_command.with_attachments(session, message))
         await session.wait_for_runs()
     except Refused as refused:
         session.out.line(str(refused))

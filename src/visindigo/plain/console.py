@@ -89,7 +89,7 @@ def wait_for(
         before_question()
         try:
             read = reader.read_message if item.message else reader.read
-            text = read(item.prompt, prefill=item.prefill)
+            text = read(item.prompt, prefill=item.prefill, history=False)
         except KeyboardInterrupt:
             text = None
             print()

@@ -104,7 +104,9 @@ def message_lines(number: int, message: Message) -> list[tuple[str, str]]:
 
 def _images(message: Message) -> str:
     count = len(message.images)
-    return f" ({count} image{'s' if count > 1 else ''} attached)" if count else ""
+    words = [f"{count} image{'s' if count > 1 else ''}"] if count else []
+    words += [attachment.label() for attachment in message.attachments]
+    return f" (attached: {', '.join(words)})" if words else ""
 
 
 def quote(message: Message) -> str:

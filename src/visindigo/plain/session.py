@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from visindigo.engine import Center, Dialog
+from visindigo.engine import Center, Dialog, Message
 from visindigo.engine.approval import Approval, ToolCallRequest
 from visindigo.tui.workbench import Refused, Workbench
 
@@ -27,6 +27,7 @@ from .run_lines import RunPrinter, model_name
 if TYPE_CHECKING:
     from tempfile import TemporaryDirectory
 
+    from visindigo.engine.attachments import Attachment
     from visindigo.engine.templates.library import TemplateLibrary
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,8 @@ class PlainSession:
         self._background: list[asyncio.Task[Any]] = []
         #: The command being carried out (ctrl+c stops it when no run is going).
         self.current: asyncio.Task[Any] | None = None
+        #: Files attached with /attach, going with the next message.
+        self.attachments: list[Attachment] = []
         self._library: TemplateLibrary | None = None
         self._template_folder: TemporaryDirectory[str] | None = None
 
@@ -243,8 +246,8 @@ class PlainSession:
             for label, text in message_lines(index + 1, dialog.message_at(index)):
                 self.out.line(text, label=label)
 
-    async def send(self, text: str) -> None:
-        self.workbench.send(text)
+    async def send(self, message: str | Message) -> None:
+        self.workbench.send(message)
 
     async def run_branch(self, branch: Dialog) -> None:
         """Show a branch made to answer again and run it."""

@@ -232,13 +232,13 @@ def test_readline_editing_writes_no_escape_sequence(start_plain: Start, llm_serv
     terminal.prompt()
     assert posts(llm_server)[-1].json["messages"][-1]["content"] == "x" * 148 + "y" * 50
     terminal.send("/edit 1")
-    terminal.expect("x" * 148 + "y" * 50)  # the old text is on the line, to edit
+    terminal.expect("for several lines): " + "x" * 148 + "y" * 50)  # the old text is on the line, to edit
     terminal.type(b"\x15short\r")
     terminal.expect("Answer: short one")
     terminal.prompt()
     assert posts(llm_server)[-1].json["messages"][-1]["content"] == "short"
     terminal.type(b"\x1b[A\x1b[A\x1b[B\r")  # up, up, down: the line before the last ("/edit 1"), then down again
-    terminal.expect("New text for message 1")
+    terminal.expect("for several lines): short")
     terminal.type(b"\x15again\r")
     terminal.expect("Answer: again")
     terminal.prompt()

@@ -118,3 +118,19 @@ def test_hostile_model_output_reaches_the_terminal_inert(
     text = terminal.text
     assert "Answer: OSC 52 clipboard, BEL:" in text and "bidi override:" in text  # the words are there, inert
     assert "Tool result:" in text and "Failed: " in text
+
+
+def test_hostile_titles_model_ids_and_stored_messages_are_read_out_inert(start_plain: Start, tmp_path: Path) -> None:
+    from tests.test_cli_hostile import hostile_home
+
+    home, _dialog_id = hostile_home(tmp_path)
+    terminal = start_plain(home=home)
+    terminal.prompt()
+    for command in ("/dialogs", "/open 1", "/history", "/branches", "/model", "/export"):
+        terminal.send(command)
+        terminal.prompt()
+    assert terminal.finish() == 0
+    assert leaks(terminal.output) == [], terminal.text
+    assert control_characters(terminal.output) == []
+    assert "1. Title OSC 52 clipboard, BEL:" in terminal.text  # the title is listed, cut and inert
+    assert "Tool call: tool" in terminal.text and "Tool result: result OSC 52" in terminal.text

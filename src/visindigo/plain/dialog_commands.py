@@ -8,7 +8,7 @@ from pathlib import Path
 from visindigo.engine.branching import common_prefix
 from visindigo.tui.workbench import Refused
 
-from .listing import Row, branch_points, dialog_rows
+from .listing import Row, branch_points, dialog_rows, quoted
 from .reader import BLOCK
 from .run_lines import model_name
 from .session import PlainSession
@@ -54,7 +54,7 @@ async def dialogs(session: PlainSession, argument: str) -> None:
     words = argument.strip().casefold()
     shown = [(n, row) for n, row in enumerate(rows, start=1) if words in row.text.casefold()]
     if words:
-        session.out.line(f"{len(shown)} of {len(rows)} dialogs match {argument.strip()!r}:")
+        session.out.line(f"{len(shown)} of {len(rows)} dialogs match {quoted(argument.strip())}:")
     else:
         session.out.line(f"{len(rows)} dialog{'' if len(rows) == 1 else 's'}; /open N opens one:")
     for number, row in shown:
@@ -73,7 +73,7 @@ async def open_dialog(session: PlainSession, argument: str) -> None:
         return
     session.show(dialog)
     count = dialog.message_count
-    session.out.line(f"Opened {dialog.title or 'New dialog'!r}, {count} message{'' if count == 1 else 's'}:")
+    session.out.line(f"Opened {quoted(dialog.title or 'New dialog')}, {count} message{'' if count == 1 else 's'}:")
     session.read_out(dialog)
     session.out.line(f"End of the dialog. Model: {model_name(session.workbench, dialog)}.")
 

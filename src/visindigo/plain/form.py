@@ -17,7 +17,7 @@ from visindigo.engine.templates.library import TemplateEntry
 from visindigo.tui.workbench import Refused
 
 from .dialog_commands import number_in
-from .listing import Row
+from .listing import Row, quoted
 from .reader import BLOCK
 from .session import YES, PlainSession
 
@@ -124,7 +124,7 @@ async def template(session: PlainSession, argument: str) -> None:
         ]
         if len(matches) != 1:
             what = "No template" if not matches else "More than one template"
-            raise Refused(f"{what} is called {clean_line(name, 60)!r}: /template lists them.")
+            raise Refused(f"{what} is called {quoted(name)}: /template lists them.")
         entry = matches[0]
     await fill(session, entry)
 
@@ -136,7 +136,7 @@ async def fill(session: PlainSession, entry: TemplateEntry) -> None:
     fields = entry.fields()
     about = f": {clean_line(entry.description, 200)}" if entry.description else ""
     count = len(fields)
-    session.out.line(f"Template {clean_line(entry.name, 80)!r}{about}.")
+    session.out.line(f"Template {quoted(entry.name, 80)}{about}.")
     if count:
         session.out.line(
             f"{count} field{'' if count == 1 else 's'}. Enter keeps the value in brackets, {EMPTY} empties it, "
@@ -202,7 +202,7 @@ async def render(
     from visindigo.engine.templates.mcp import MCPPromptTemplate
 
     assert isinstance(template, MCPPromptTemplate)
-    session.out.line(f"Asking {clean_line(template.server.name, 40)!r} for the prompt…", kind="status")
+    session.out.line(f"Asking {quoted(template.server.name, 40)} for the prompt…", kind="status")
     try:
         return await template.render(values)
     except Exception as error:  # the server's reason is what the user needs, whatever its type

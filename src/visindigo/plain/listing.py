@@ -30,6 +30,12 @@ class Row:
     text: str
 
 
+def quoted(text: str, limit: int = 60) -> str:
+    """Outside text inside a sentence: cleaned, on one line, cut, in quotes (`repr` would spell an ESC out as
+    `\\x1b`, inert but unreadable)."""
+    return f"'{clean_line(text, limit)}'"
+
+
 def call_line(function_id: str, arguments: dict[str, Any]) -> str:
     """`get_weather city=Kyoto`: a tool call as one readable line."""
     words = [clean_line(function_id, 80)]

@@ -12,7 +12,7 @@ from visindigo.engine.sanitize import clean_line
 from visindigo.tui.workbench import Refused
 
 from .dialog_commands import number_in
-from .listing import Row, model_rows
+from .listing import Row, model_rows, quoted
 from .run_lines import model_name
 from .session import PlainSession
 
@@ -60,8 +60,8 @@ def by_name(center: Center, text: str) -> tuple[str, str]:
         return having[0].id, text
     if len(having) > 1:
         names = ", ".join(f"{p.id}/{text}" for p in having)
-        raise Refused(f"Several providers have {clean_line(text, 60)!r}: say which, for example {names}.")
-    raise Refused(f"No provider lists a model {clean_line(text, 60)!r}: /model lists them.")
+        raise Refused(f"Several providers have {quoted(text)}: say which, for example {names}.")
+    raise Refused(f"No provider lists a model {quoted(text)}: /model lists them.")
 
 
 async def model(session: PlainSession, argument: str) -> None:

@@ -20,7 +20,7 @@ from visindigo.engine import Center, Dialog, Message
 from visindigo.engine.approval import Approval, ToolCallRequest
 from visindigo.tui.workbench import Refused, Workbench
 
-from .listing import Row, call_line, message_lines
+from .listing import Row, call_line, message_lines, quoted
 from .output import Output
 from .run_lines import RunPrinter, model_name
 
@@ -150,7 +150,7 @@ class PlainSession:
         if self.options.provider:
             if self.center.get_provider(self.options.provider) is None:
                 known = ", ".join(p.id for p in self.center.providers) or "none configured"
-                self.out.line(f"--provider {self.options.provider!r} is not configured (known: {known}).")
+                self.out.line(f"--provider {quoted(self.options.provider)} is not configured (known: {known}).")
             else:
                 dialog.provider_id = self.options.provider
         if self.options.model:
@@ -161,7 +161,7 @@ class PlainSession:
             self.show(last)
             count = last.message_count
             self.out.line(
-                f"Continuing {last.title or 'the last dialog'!r}, {count} message{'' if count == 1 else 's'}: "
+                f"Continuing {quoted(last.title or 'the last dialog')}, {count} message{'' if count == 1 else 's'}: "
                 "/history reads it, /new starts a new dialog."
             )
         else:
@@ -177,7 +177,7 @@ class PlainSession:
         self.show(seeded if seeded is not None else Dialog(self.center))
         self.out.line("The demo: its model and its dialogs live in memory; nothing is saved.")
         if seeded is not None:
-            self.out.line(f"Opened {seeded.title!r}: /history reads it, /branches lists its alternatives.")
+            self.out.line(f"Opened {quoted(seeded.title)}: /history reads it, /branches lists its alternatives.")
         self.out.line(f"Model: {model_name(self.workbench, self.dialog)}.")
 
     def _last_dialog(self) -> Dialog | None:

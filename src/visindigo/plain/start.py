@@ -57,6 +57,8 @@ def run(center: Center, options: PlainOptions) -> int:
                 carry_out(commands.handle(session, line))
         except SystemExit as leaving:  # SIGTERM or SIGHUP
             status = leaving.code if isinstance(leaving.code, int) else 1
+        except KeyboardInterrupt:  # ctrl+c between two lines: leaving, without a traceback
+            status = 130
         finally:
             with contextlib.suppress(BaseException):
                 engine.submit(session.close()).result(timeout=15)

@@ -118,3 +118,23 @@ def test_term_dumb_chooses_the_plain_mode(start_plain: Start, llm_server: LLMSer
         assert control_characters(terminal.output) == []
     finally:
         terminal.close()
+
+
+def test_sigterm_leaves_as_ctrl_d_does(start_plain: Start, llm_server: LLMServer, plain_home: Path) -> None:
+    import signal
+
+    llm_server.queue(openai_stream(["kept"]))
+    terminal = start_plain()
+    terminal.prompt()
+    terminal.send("keep this")
+    terminal.expect("Answer complete")
+    terminal.prompt()
+    terminal.process.send_signal(signal.SIGTERM)
+    assert terminal.wait() == 128 + signal.SIGTERM
+    assert "Traceback" not in terminal.text
+    center = Center.open(plain_home)  # the store was closed: it opens again, the answer in it
+    try:
+        [summary] = center.dialog_summaries()
+        assert summary.message_count == 2
+    finally:
+        center.close()

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.llm_server import LLMServer
-
-from .terminal import PlainTerminal
+from tests.plain.terminal import PlainTerminal
 
 Start = Callable[..., PlainTerminal]
 
@@ -63,12 +62,21 @@ def plain_env(home: Path, term: str = "xterm-256color", **extra: str) -> dict[st
 
 
 @pytest.fixture
-def start_plain(plain_home: Path) -> Iterator[Start]:
-    """`start_plain(*argv, term=..., home=..., **env)`: the plain mode on a pty (closed after the test)."""
+def work_dir(tmp_path: Path) -> Path:
+    """The folder the program runs in, so what it writes there by default (an export) stays in the test's tmp."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def start_plain(plain_home: Path, work_dir: Path) -> Iterator[Start]:
+    """`start_plain(*argv, term=..., home=..., **env)`: the plain mode on a pty (closed after the test), run in
+    `work_dir`."""
     started: list[PlainTerminal] = []
 
     def start(*argv: str, term: str = "xterm-256color", home: Path | None = None, **extra: str) -> PlainTerminal:
-        terminal = PlainTerminal(["chat", "--plain", *argv], plain_env(home or plain_home, term, **extra))
+        terminal = PlainTerminal(["chat", "--plain", *argv], plain_env(home or plain_home, term, **extra), work_dir)
         started.append(terminal)
         return terminal
 

@@ -38,11 +38,11 @@ def _controlling_terminal() -> None:
 class PlainTerminal:
     """The program on a pty: what it wrote, waiting for text, typing lines."""
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path = ROOT) -> None:
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a terminal of 80×24
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "visindigo", *argv], stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT,
+            [sys.executable, "-m", "visindigo", *argv], stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
             preexec_fn=_controlling_terminal,
         )  # fmt: skip
         os.close(slave)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.llm_server import LLMServer, openai_stream
-
-from .conftest import Start
-from .terminal import PlainTerminal, control_characters
+from tests.plain.conftest import Start
+from tests.plain.terminal import PlainTerminal, control_characters
 
 
 def ask(terminal: PlainTerminal, line: str) -> str:

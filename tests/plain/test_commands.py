@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 from tests.llm_server import LLMServer, RecordedRequest, Reply, openai_stream
+from tests.plain.conftest import Start
+from tests.plain.terminal import PlainTerminal, control_characters
 from visindigo.engine import Center, Role
-
-from .conftest import Start
-from .terminal import PlainTerminal, control_characters
 
 
 def posts(server: LLMServer) -> list[RecordedRequest]:

@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.llm_server import LLMServer, error_reply, openai_stream
+from tests.plain.conftest import Start
+from tests.plain.terminal import carriage_returns, control_characters
 from visindigo.engine import Center, Role
-
-from .conftest import Start
-from .terminal import carriage_returns, control_characters
 
 
 def test_an_answer_streams_as_labelled_plain_text(start_plain: Start, llm_server: LLMServer, plain_home: Path) -> None:
@@ -89,8 +88,8 @@ def test_without_a_terminal_the_plain_mode_is_chosen_by_itself(
     import subprocess
     import sys
 
-    from .conftest import plain_env
-    from .terminal import ROOT
+    from tests.plain.conftest import plain_env
+    from tests.plain.terminal import ROOT
 
     llm_server.queue(openai_stream(["piped ", "answer"]))
     done = subprocess.run(
@@ -104,8 +103,8 @@ def test_without_a_terminal_the_plain_mode_is_chosen_by_itself(
 
 
 def test_term_dumb_chooses_the_plain_mode(start_plain: Start, llm_server: LLMServer, plain_home: Path) -> None:
-    from .conftest import plain_env
-    from .terminal import PlainTerminal
+    from tests.plain.conftest import plain_env
+    from tests.plain.terminal import PlainTerminal
 
     llm_server.queue(openai_stream(["dumb ", "but ", "fine"]))
     terminal = PlainTerminal([], plain_env(plain_home, term="dumb"))

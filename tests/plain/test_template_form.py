@@ -4,9 +4,8 @@ read back, and sent only when the user says so; the values are remembered for th
 from __future__ import annotations
 
 from tests.llm_server import LLMServer, openai_stream
-
-from .conftest import Start
-from .terminal import control_characters
+from tests.plain.conftest import Start
+from tests.plain.terminal import control_characters
 
 
 def test_the_form_is_read_out_field_by_field(start_plain: Start, llm_server: LLMServer) -> None:

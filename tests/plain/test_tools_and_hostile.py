@@ -10,9 +10,8 @@ import pytest
 
 from tests.hostile_text import HOSTILE, leaks
 from tests.llm_server import LLMServer, error_reply, openai_stream, openai_tool_call
-
-from .conftest import Start, write_home
-from .terminal import control_characters
+from tests.plain.conftest import Start, write_home
+from tests.plain.terminal import control_characters
 
 TOOLS = '\n[tools]\nenabled = ["weather"]\n'
 
@@ -120,7 +119,9 @@ def test_hostile_model_output_reaches_the_terminal_inert(
     assert "Tool result:" in text and "Failed: " in text
 
 
-def test_hostile_titles_model_ids_and_stored_messages_are_read_out_inert(start_plain: Start, tmp_path: Path) -> None:
+def test_hostile_titles_model_ids_and_stored_messages_are_read_out_inert(
+    start_plain: Start, tmp_path: Path, work_dir: Path
+) -> None:
     from tests.test_cli_hostile import hostile_home
 
     home, _dialog_id = hostile_home(tmp_path)
@@ -134,3 +135,6 @@ def test_hostile_titles_model_ids_and_stored_messages_are_read_out_inert(start_p
     assert control_characters(terminal.output) == []
     assert "1. Title OSC 52 clipboard, BEL:" in terminal.text  # the title is listed, cut and inert
     assert "Tool call: tool" in terminal.text and "Tool result: result OSC 52" in terminal.text
+    exported = list(work_dir.iterdir())  # /export with no name writes into the folder it runs in: the test's
+    assert len(exported) == 1 and exported[0].name.startswith("visindigo-Title-OSC-52-clipboard")
+    assert control_characters(exported[0].name.encode()) == []

@@ -20,9 +20,8 @@ from visindigo.engine.attachments import (
     text_limit,
     window_room,
 )
+from visindigo.plain.session import YES, PlainSession
 from visindigo.tui.workbench import Refused
-
-from .session import YES, PlainSession
 
 
 def _path(argument: str) -> str:

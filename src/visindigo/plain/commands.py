@@ -12,11 +12,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from visindigo.plain import attach_command, compare_command, dialog_commands, form, model_commands
+from visindigo.plain.reader import BLOCK
+from visindigo.plain.session import PlainSession
 from visindigo.tui.workbench import Refused
-
-from . import attach_command, compare_command, dialog_commands, form, model_commands
-from .reader import BLOCK
-from .session import PlainSession
 
 log = logging.getLogger(__name__)
 

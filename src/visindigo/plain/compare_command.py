@@ -24,13 +24,12 @@ from visindigo.engine.events import (
     ToolCallStarted,
     WaitingForProvider,
 )
+from visindigo.plain.listing import call_line, result_line
+from visindigo.plain.model_commands import fetch_lists, resolve
+from visindigo.plain.reader import BLOCK
+from visindigo.plain.session import PlainSession
 from visindigo.tui.workbench import Refused
 from visindigo.tui.workbench.attachments import attach_pending
-
-from .listing import call_line, result_line
-from .model_commands import fetch_lists, resolve
-from .reader import BLOCK
-from .session import PlainSession
 
 
 async def compare(session: PlainSession, argument: str) -> None:

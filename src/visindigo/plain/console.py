@@ -18,7 +18,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from .reader import LineReader
+from visindigo.plain.reader import LineReader
 
 
 @dataclass

@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from visindigo.engine.branching import common_prefix
+from visindigo.plain.listing import Row, branch_points, dialog_rows, quoted
+from visindigo.plain.reader import BLOCK
+from visindigo.plain.run_lines import model_name
+from visindigo.plain.session import PlainSession
 from visindigo.tui.workbench import Refused
-
-from .listing import Row, branch_points, dialog_rows, quoted
-from .reader import BLOCK
-from .run_lines import model_name
-from .session import PlainSession
 
 
 def number_in(session: PlainSession, what: str, argument: str, rows: list[Row]) -> Row:

@@ -14,12 +14,11 @@ from visindigo.engine.sanitize import clean_line
 from visindigo.engine.templates import TemplateField, UserContext
 from visindigo.engine.templates.fields import checkbox_value, format_number
 from visindigo.engine.templates.library import TemplateEntry
+from visindigo.plain.dialog_commands import number_in
+from visindigo.plain.listing import Row, quoted
+from visindigo.plain.reader import BLOCK
+from visindigo.plain.session import YES, PlainSession
 from visindigo.tui.workbench import Refused
-
-from .dialog_commands import number_in
-from .listing import Row, quoted
-from .reader import BLOCK
-from .session import YES, PlainSession
 
 #: How each field type is said.
 TYPE_WORDS = {

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from visindigo.engine import Center
 from visindigo.engine.sanitize import clean_line
+from visindigo.plain.dialog_commands import number_in
+from visindigo.plain.listing import Row, model_rows, quoted
+from visindigo.plain.run_lines import model_name
+from visindigo.plain.session import PlainSession
 from visindigo.tui.workbench import Refused
-
-from .dialog_commands import number_in
-from .listing import Row, model_rows, quoted
-from .run_lines import model_name
-from .session import PlainSession
 
 
 async def fetch_lists(session: PlainSession) -> None:

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from types import ModuleType
 
-from . import DUMB_TERMS
+from visindigo.plain import DUMB_TERMS
 
 Completer = Callable[[str], list[str]]
 """The completions of the line typed so far (the whole line, so arguments can be completed too)."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from visindigo.engine import Dialog, Role
 from visindigo.engine.sanitize import clean_line
+from visindigo.plain.listing import call_line, result_line
+from visindigo.plain.output import Output
 from visindigo.tui.workbench import RunState, Workbench
 from visindigo.tui.workbench.events import (
     MessageChanged,
@@ -24,9 +26,6 @@ from visindigo.tui.workbench.events import (
     ToolStarted,
     WorkbenchEvent,
 )
-
-from .listing import call_line, result_line
-from .output import Output
 
 #: Characters of the progress bar the workbench draws for a tool; the plain line keeps only its figures and words.
 _BAR = "▕▏█░"

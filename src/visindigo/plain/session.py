@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from visindigo.engine import Center, Dialog, Message
 from visindigo.engine.approval import Approval, ToolCallRequest
+from visindigo.plain.listing import Row, call_line, message_lines, quoted
+from visindigo.plain.output import Output
+from visindigo.plain.run_lines import RunPrinter, model_name
 from visindigo.tui.workbench import Refused, Workbench
-
-from .listing import Row, call_line, message_lines, quoted
-from .output import Output
-from .run_lines import RunPrinter, model_name
 
 if TYPE_CHECKING:
     from tempfile import TemporaryDirectory

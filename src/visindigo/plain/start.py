@@ -13,12 +13,11 @@ from collections.abc import Iterator, Mapping
 from types import FrameType
 
 from visindigo.engine import Center
-
-from . import commands
-from .console import EngineLoop, wait_for
-from .output import Output
-from .reader import LineReader
-from .session import PlainOptions, PlainSession
+from visindigo.plain import commands
+from visindigo.plain.console import EngineLoop, wait_for
+from visindigo.plain.output import Output
+from visindigo.plain.reader import LineReader
+from visindigo.plain.session import PlainOptions, PlainSession
 
 PROMPT = "> "
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from visindigo.engine.branching import common_prefix
 from visindigo.plain.listing import Row, branch_points, dialog_rows, quoted
@@ -165,7 +166,7 @@ async def export(session: PlainSession, argument: str) -> None:
 
         name = file_stem(dialog.title, "dialog") + ".md"
     path = Path(name).expanduser()
-    kind = "json" if path.suffix.lower() == ".json" else "markdown"
+    kind: Literal["json", "markdown"] = "json" if path.suffix.lower() == ".json" else "markdown"
     try:
         written = write_export(path, export_text(session.center, dialog.id, kind=kind))
     except ExportError as error:

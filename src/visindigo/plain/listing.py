@@ -97,7 +97,8 @@ def message_lines(number: int, message: Message) -> list[tuple[str, str]]:
     if message.content or not message.tool_calls:
         lines.append((f"{head} Answer{interrupted}:", message.content))
     for call in message.parsed_tool_calls():
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        found = call.get("function")
+        function: dict[str, Any] = found if isinstance(found, dict) else {}
         name = str(function.get("name") or "?")
         try:
             arguments = json.loads(function.get("arguments") or "{}")

@@ -137,3 +137,31 @@ def test_sigterm_leaves_as_ctrl_d_does(start_plain: Start, llm_server: LLMServer
         assert summary.message_count == 2
     finally:
         center.close()
+
+
+#: tgkill(2), the system call that signals one thread of a process, by machine.
+_TGKILL = {"x86_64": 234, "aarch64": 131}
+
+
+def test_sigterm_delivered_to_another_thread_still_leaves(start_plain: Start, llm_server: LLMServer) -> None:
+    """The kernel may hand a process's SIGTERM to any of its threads; Python's handler runs only in the main
+    thread, which sits in readline's wait for a key and is not woken by a signal another thread took. Here the
+    signal goes to a thread that is not the main one, on purpose: the program must still leave at once."""
+    import ctypes
+    import os
+    import platform
+    import signal
+
+    import pytest
+
+    if platform.system() != "Linux" or platform.machine() not in _TGKILL:
+        pytest.skip("tgkill is a Linux system call")
+    terminal = start_plain()
+    terminal.prompt()
+    pid = terminal.process.pid
+    others = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid)
+    assert others, "the engine runs on a thread of its own"
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.syscall(_TGKILL[platform.machine()], pid, others[0], signal.SIGTERM) == 0, ctypes.get_errno()
+    assert terminal.wait() == 128 + signal.SIGTERM
+    assert "Traceback" not in terminal.text

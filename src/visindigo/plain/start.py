@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
-from collections.abc import Iterator, Mapping
-from types import FrameType
+from collections.abc import Mapping
 
 from visindigo.engine import Center
 from visindigo.plain import commands
@@ -18,6 +16,7 @@ from visindigo.plain.console import EngineLoop, wait_for
 from visindigo.plain.output import Output
 from visindigo.plain.reader import LineReader
 from visindigo.plain.session import PlainOptions, PlainSession
+from visindigo.plain.signals import leaving_on_signals
 
 PROMPT = "> "
 
@@ -39,7 +38,7 @@ def run(center: Center, options: PlainOptions) -> int:
         wait_for(engine, engine.submit(work), reader, session.interrupt, out.end)  # type: ignore[arg-type]
 
     status = 0
-    with _leaving_on_signals():
+    with leaving_on_signals():
         try:
             carry_out(session.begin())
             while not session.quitting:
@@ -63,23 +62,3 @@ def run(center: Center, options: PlainOptions) -> int:
                 engine.submit(session.close()).result(timeout=15)
             engine.stop()
     return status
-
-
-@contextlib.contextmanager
-def _leaving_on_signals() -> Iterator[None]:
-    """SIGTERM and SIGHUP leave as ctrl+d does (runs cancelled with their partial answers kept, the store
-    closed), instead of Python's default of dying on the spot."""
-
-    def leave(number: int, frame: FrameType | None) -> None:
-        raise SystemExit(128 + number)
-
-    saved = {}
-    for name in ("SIGTERM", "SIGHUP"):
-        number = getattr(signal, name, None)
-        if number is not None:
-            saved[number] = signal.signal(number, leave)
-    try:
-        yield
-    finally:
-        for number, handler in saved.items():
-            signal.signal(number, handler)

@@ -146,6 +146,7 @@ def test_help_unknown_commands_and_a_line_that_begins_with_a_slash(start_plain: 
     for command in ("new", "dialogs", "open", "regenerate", "edit", "branches", "branch", "model", "template",
                     "compare", "export", "help", "quit"):  # fmt: skip
         assert f"\n/{command}" in shown, command
+    assert "\nTab completes a command, and a unique beginning is enough (/reg is /regenerate)." in shown
     assert "There is no command /bogus" in ask(terminal, "/bogus")
     assert "/h could be /history, /help." in ask(terminal, "/h")
     assert "No messages yet." in ask(terminal, "/hist")  # a unique beginning is enough

@@ -113,6 +113,9 @@ def test_term_dumb_chooses_the_plain_mode(start_plain: Start, llm_server: LLMSer
         terminal.send("hi")
         terminal.expect("Answer: dumb but fine\n")
         terminal.prompt()
+        terminal.send("/help")
+        shown = terminal.prompt()  # no readline here, so no tab: the help does not promise it
+        assert "\nA unique beginning is enough (/reg is /regenerate)." in shown and "Tab" not in shown
         assert terminal.finish() == 0
         assert control_characters(terminal.output) == []
     finally:

@@ -37,7 +37,9 @@ async def _help(session: PlainSession, argument: str) -> None:
     session.out.line("ctrl+c stops an answer (what arrived is kept); ctrl+d or /quit leaves. The commands:")
     for command in COMMANDS.values():
         session.out.line(f"{command.usage}: {command.help}")
-    session.out.line("Tab completes a command. // at the start sends a line that begins with /.")
+    completing = "Tab completes a command, and a" if session.tab_completes else "A"
+    session.out.line(f"{completing} unique beginning is enough (/reg is /regenerate). // at the start sends a line "
+                     "that begins with /.")  # fmt: skip
 
 
 _TABLE = [

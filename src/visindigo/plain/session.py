@@ -72,6 +72,8 @@ class PlainSession:
         self.current: asyncio.Task[Any] | None = None
         #: Files attached with /attach, going with the next message.
         self.attachments: list[Attachment] = []
+        #: Whether tab completes (readline reads the lines; not under TERM=dumb or from a pipe), for /help.
+        self.tab_completes = False
         self._library: TemplateLibrary | None = None
         self._template_folder: TemporaryDirectory[str] | None = None
 

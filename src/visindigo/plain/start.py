@@ -33,6 +33,7 @@ def run(center: Center, options: PlainOptions) -> int:
     engine = EngineLoop()
     session = PlainSession(center, out, engine.ask, options)
     reader = LineReader(lambda line: commands.completions(session, line))
+    session.tab_completes = reader.readline is not None
 
     def carry_out(work: object) -> None:
         wait_for(engine, engine.submit(work), reader, session.interrupt, out.end)  # type: ignore[arg-type]

@@ -266,7 +266,7 @@ def plain_chosen(args: argparse.Namespace) -> bool:
         return False
     from visindigo.plain import wanted
 
-    return wanted(os.environ, sys.stdout)
+    return wanted(os.environ, sys.stdout, sys.stdin)
 
 
 def run_plain(args: argparse.Namespace) -> int:

@@ -19,19 +19,20 @@ class Tty(io.StringIO):
 
 
 @pytest.mark.parametrize(
-    ("environ", "stdout", "plain"),
+    ("environ", "stdout", "stdin", "plain"),
     [
-        ({"TERM": "xterm-256color"}, Tty(), False),
-        ({"TERM": "dumb"}, Tty(), True),
-        ({}, Tty(), True),  # no TERM at all: nothing says the terminal can address the cursor
-        ({"TERM": "xterm-256color"}, io.StringIO(), True),  # a pipe or a file
-        ({"TERM": "dumb", "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver"}, io.StringIO(), False),
+        ({"TERM": "xterm-256color"}, Tty(), Tty(), False),
+        ({"TERM": "dumb"}, Tty(), Tty(), True),
+        ({}, Tty(), Tty(), True),  # no TERM at all: nothing says the terminal can address the cursor
+        ({"TERM": "xterm-256color"}, io.StringIO(), Tty(), True),  # a pipe or a file
+        ({"TERM": "xterm-256color"}, Tty(), io.StringIO(), True),  # lines piped in: the app could read no key
+        ({"TERM": "dumb", "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver"}, io.StringIO(), None, False),
     ],
-    ids=["terminal", "dumb", "no TERM", "pipe", "a Textual driver (visindigo serve)"],
+    ids=["terminal", "dumb", "no TERM", "pipe", "piped in", "a Textual driver (visindigo serve)"],
 )
 def test_the_plain_mode_is_wanted_where_the_app_cannot_run(environ: dict[str, str], stdout: io.StringIO,
-                                                           plain: bool) -> None:  # fmt: skip
-    assert wanted(environ, stdout) is plain
+                                                           stdin: io.StringIO | None, plain: bool) -> None:  # fmt: skip
+    assert wanted(environ, stdout, stdin) is plain
 
 
 def test_a_browser_tab_of_serve_is_never_plain(monkeypatch: pytest.MonkeyPatch) -> None:

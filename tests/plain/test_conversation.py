@@ -102,6 +102,52 @@ def test_without_a_terminal_the_plain_mode_is_chosen_by_itself(
     assert "\x1b" not in done.stdout + done.stderr
 
 
+def test_lines_piped_into_a_terminal_choose_the_plain_mode(
+    llm_server: LLMServer, plain_home: Path, work_dir: Path
+) -> None:
+    """`echo question | visindigo`: stdout is a terminal but stdin is not, so the app could read no key (it
+    used to start and stop at once with status 129); the lines are read as lines and answered on the terminal."""
+    import os
+    import select
+    import subprocess
+    import sys
+    import time
+
+    from tests.plain.conftest import plain_env
+    from tests.plain.terminal import TIMEOUT
+
+    llm_server.queue(openai_stream(["piped ", "in"]))
+    master, slave = os.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "visindigo"], stdin=subprocess.PIPE, stdout=slave, stderr=slave,
+        env=plain_env(plain_home), cwd=work_dir,
+    )  # fmt: skip
+    os.close(slave)
+    assert process.stdin is not None
+    process.stdin.write(b"hello from a pipe\n")
+    process.stdin.close()
+    output = bytearray()
+    deadline = time.monotonic() + TIMEOUT
+    while (left := deadline - time.monotonic()) > 0 and select.select([master], [], [], left)[0]:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the program left: the pty is closed
+            break
+        if not data:
+            break
+        output += data
+    os.close(master)
+    try:
+        status = process.wait(5)
+    finally:
+        process.kill()
+    assert status == 0, output.decode(errors="replace")[-500:]
+    text = output.decode(errors="replace")
+    assert "Visindigo, plain mode." in text and "> hello from a pipe\r\n" in text
+    assert "Answer: piped in\r\n" in text
+    assert control_characters(bytes(output)) == []
+
+
 def test_term_dumb_chooses_the_plain_mode(start_plain: Start, llm_server: LLMServer, plain_home: Path) -> None:
     from tests.plain.conftest import plain_env
     from tests.plain.terminal import PlainTerminal

@@ -17,15 +17,20 @@ from typing import TextIO
 DUMB_TERMS = frozenset({"dumb", ""})
 
 
-def wanted(environ: Mapping[str, str], stdout: TextIO) -> bool:
+def wanted(environ: Mapping[str, str], stdout: TextIO, stdin: TextIO | None = None) -> bool:
     """Whether a start without `--plain` should still be plain: TERM says the terminal cannot address the
-    cursor, or stdout is not a terminal at all. A Textual driver chosen in the environment (`visindigo serve`
-    runs the app with one, on a pipe) means the full app is wanted."""
+    cursor, or stdout (or stdin, when given) is not a terminal at all — lines piped in (`echo hi | visindigo`)
+    are read as lines, where the app could read no key. A Textual driver chosen in the environment
+    (`visindigo serve` runs the app with one, on a pipe) means the full app is wanted."""
     if environ.get("TEXTUAL_DRIVER"):
         return False
     if environ.get("TERM", "") in DUMB_TERMS:
         return True
+    return not all(_is_terminal(stream) for stream in (stdout, stdin) if stream is not None)
+
+
+def _is_terminal(stream: TextIO) -> bool:
     try:
-        return not stdout.isatty()
+        return stream.isatty()
     except (AttributeError, ValueError):  # a closed or replaced stream
-        return True
+        return False

@@ -7,6 +7,8 @@ progress and its result are labelled lines; the end of a run is announced once (
 
 from __future__ import annotations
 
+import re
+
 from visindigo.engine import Dialog, Role
 from visindigo.engine.sanitize import clean_line
 from visindigo.plain.listing import call_line, result_line
@@ -29,6 +31,19 @@ from visindigo.tui.workbench.events import (
 
 #: Characters of the progress bar the workbench draws for a tool; the plain line keeps only its figures and words.
 _BAR = "▕▏█░"
+#: Figures in a progress message ("copied 37 files"): a change of figures alone is not a new line.
+_NUMBERS = re.compile(r"[0-9][0-9.,]*")
+#: "4/10 copying": the figures of a known total, as the workbench writes them after the bar.
+_SHARE = re.compile(r"(\S+)/(\S+)")
+
+
+def _tenth(body: str) -> int:
+    """How many tenths of a known total are done (-1: no total)."""
+    share = _SHARE.match(body)
+    try:
+        return int(10 * float(share[1]) / float(share[2])) if share else -1
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return -1
 
 
 class RunPrinter:
@@ -44,6 +59,8 @@ class RunPrinter:
         self._streaming = ""
         #: Messages the dialog had when the run started (the run's answers come after).
         self._first_index = 0
+        #: What each running tool's last progress line said (see `_progress`).
+        self._progress_seen: dict[str, tuple[int, str]] = {}
 
     def heard(self, event: WorkbenchEvent) -> None:
         dialog = self.workbench.shown
@@ -53,6 +70,7 @@ class RunPrinter:
         match event:
             case RunStarted():
                 self._first_index = dialog.message_count
+                self._progress_seen.clear()
                 self.out.line(f"Asking {model_name(self.workbench, dialog)}.", kind="status")
             case StreamOpened():
                 self._new_round()
@@ -70,8 +88,8 @@ class RunPrinter:
             case ToolStarted(function_id=function_id, arguments=arguments):
                 self._streaming = ""
                 self.out.line(call_line(function_id, arguments), label="Tool call:", kind="tool")
-            case ToolProgressed(text=text):
-                self.out.line(clean_line(text.strip(_BAR + " "), 200), label="Tool progress:", kind="tool")
+            case ToolProgressed(call_id=call_id, text=text):
+                self._progress(call_id, text)
             case ToolFinished(result=result, is_error=is_error):
                 self.out.line(result_line(result), label="Tool error:" if is_error else "Tool result:", kind="tool")
             case RunNoted(text=text, waiting=waiting):
@@ -84,6 +102,17 @@ class RunPrinter:
                     self._write_new(state)
                 self._streaming = ""
                 self.out.line(self._ending(dialog, state, outcome, error), kind="problem" if error else "status")
+
+    def _progress(self, call_id: str, text: str) -> None:
+        """A tool's progress as a line when it says something new: a tenth more of a known total, or words other
+        than the last line's (a changed figure alone is not news) — a server reporting every 1% makes eleven
+        lines, not a hundred, for a screen reader to hear."""
+        body = text.strip(_BAR + " ")
+        key = (_tenth(body), _NUMBERS.sub("#", body))
+        if self._progress_seen.get(call_id) == key:
+            return
+        self._progress_seen[call_id] = key
+        self.out.line(clean_line(body, 200), label="Tool progress:", kind="tool")
 
     def _new_round(self) -> None:
         self._text_seen = 0

@@ -65,7 +65,7 @@ def _add_plain_options(parser: argparse.ArgumentParser, *, sub: bool = False) ->
         action="store_true",
         default=argparse.SUPPRESS if sub else False,
         help="a line-by-line conversation instead of the full-screen app, for screen readers and dumb terminals "
-        "(also chosen when TERM=dumb or stdout is not a terminal)",
+        "(also chosen when TERM=dumb, or stdin or stdout is not a terminal)",
     )
     parser.add_argument(
         "--color",

@@ -280,6 +280,8 @@ async def test_ctrl_r_runs_a_failed_column_again_and_its_answer_can_be_picked(ll
         await pilot.press("tab", "ctrl+r")
         await wait_until(pilot, lambda: second.outcome == "finished")
         assert column_text(second).startswith("m-beta-word0")
+        # the first column's answer now has an alternative (issue 25 §14: its ◀ n/m ▶ stayed as before the retry)
+        await wait_until(pilot, lambda: _alpha.pane.views[-1].alternatives == (1, 2))
         await pilot.press("2")
         await wait_until(pilot, lambda: app.screen is main)
         assert main.dialog is second.dialog

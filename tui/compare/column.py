@@ -89,7 +89,7 @@ class CompareColumn(Vertical):
         self.pane = ColumnPane(workbench, dialog, fps=fps)
         self.header = CompareHeader(self.figures())
         self._ticker: Timer | None = None
-        self._unsubscribe = lambda: None
+        self._unsubscribe: Callable[[], None] = lambda: None
 
     def compose(self) -> ComposeResult:
         yield self.header

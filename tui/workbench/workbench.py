@@ -16,10 +16,11 @@ import contextlib
 import logging
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from visindigo.engine import Center, Dialog, Message, Role
 from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallRequest
+from visindigo.engine.lookup import SearchHit
 from visindigo.engine.storage.errors import StoreRepairing
 from visindigo.tui.workbench import branches
 from visindigo.tui.workbench.attachments import Pending, attach_pending
@@ -41,10 +42,14 @@ Listener = Callable[[WorkbenchEvent], None]
 _ASKING = (Role.USER, Role.PROMPT)
 
 
+#: How a refusal is shown: the severities of a Textual notice (named here: the workbench imports no Textual).
+Severity = Literal["information", "warning", "error"]
+
+
 class Refused(Exception):
     """The workbench will not do this now; `str(error)` says why, for the user (`severity` as for a notice)."""
 
-    def __init__(self, message: str, severity: str = "warning") -> None:
+    def __init__(self, message: str, severity: Severity = "warning") -> None:
         super().__init__(message)
         self.severity = severity
 
@@ -196,7 +201,7 @@ class Workbench:
     def sibling_of(self, dialog_id: str, step: int) -> str | None:
         return self.tree_index.sibling(dialog_id, step)
 
-    def search(self, query: str, *, limit: int = 100) -> list[Any]:
+    def search(self, query: str, *, limit: int = 100) -> list[SearchHit]:
         """The store's full-text search (hits with dialog_id, title, snippet, message_index)."""
         return list(self.center.search(query, limit=limit))
 

@@ -47,7 +47,7 @@ async def comparing(pilot: Pilot[Any], main: MainScreen, count: int, **kwargs: A
 
 def start(main: MainScreen, count: int, **kwargs: Any) -> None:
     models = [ModelChoice("lab", model) for model in MODELS[:count]]
-    main._in_worker(compare_flow.compare(main.app, main, models, **kwargs), group="compare")
+    main.in_worker(compare_flow.compare(main.app, main, models, **kwargs), group="compare")
 
 
 async def test_a_question_streams_into_every_column_and_the_pick_opens_on_the_main_screen(

@@ -62,6 +62,7 @@ from .providers.base import (
     retry_limit,
 )
 from .providers.models import ensure_models
+from .providers.windows import ensure_windows
 from .tool_context import ToolCallContext, current_tool_call
 from .tool_runner import ToolOutcome, parse_arguments, run_function
 
@@ -422,6 +423,10 @@ async def _prepare(dialog: Dialog) -> _Setup:
         raise _Failure(str(error)) from None
     if Capability.TOOLS not in model.capabilities:
         functions = {}
+    try:
+        await ensure_windows(provider)
+    except Exception:  # the window is for the meter: a failure to learn it never stops a run
+        log.exception("learning the context windows of %s failed", provider.id)
     notices = []
     requested = ""
     if dialog.model_id and model.id != dialog.model_id:

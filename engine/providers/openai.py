@@ -53,6 +53,7 @@ from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
 from .think import PIECE_PARTS, ThinkSplitter
 from .tool_calls import merged_arguments
+from .windows import set_window, window_from_listing
 
 __all__ = ["OpenAIAdapter", "build_body", "wire_messages"]
 
@@ -80,6 +81,11 @@ class OpenAIAdapter(HTTPAdapter):
                     label = str(entry.get("display_name") or entry.get("name") or "")
                     model = ModelInfo(model_id, name=label if label != model_id else "")
                     stated = capabilities_from_listing(entry)
+                    if isinstance(entry.get("owned_by"), str) and entry["owned_by"]:
+                        model.extra["owned_by"] = entry["owned_by"]
+                    listed_window = window_from_listing(entry)
+                    if listed_window is not None:
+                        set_window(model, *listed_window)
                     models.append(with_sources(model, stated, "server: /models") if stated is not None else model)
         return models
 

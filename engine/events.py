@@ -106,13 +106,28 @@ class ToolCallFinished(Event):
 class UsageReported(Event):
     """Token usage of one round, as the server reported it.
 
-    When a server reports none (llama.cpp's server), the run loop records an estimate in the message's
+    `input_tokens` is the whole prompt on every wire, cache reads and writes included (see
+    `engine.providers.base.UsagePart`): it is "tokens in" as the status line shows it. When a server reports none
+    (llama.cpp's server without `stream_options`), the run loop records an estimate in the message's
     `meta["usage"]` with `"estimated": true` instead, and emits no `UsageReported`."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RequestCounted(Event):
+    """The size of the request a round is about to send, counted before it goes (`engine.context.counting`):
+    what "tokens in" shows while the answer streams from a server that reports usage only at its end.
+    `approximate`: some part was estimated, not counted by the server's tokenizer or its reported usage."""
+
+    input_tokens: int
+    approximate: bool = True
+    window: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -220,7 +220,12 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                                 state.usage = part
                                 dialog._emit(
                                     UsageReported(
-                                        part.input_tokens, part.output_tokens, part.reasoning_tokens, part.cached_tokens
+                                        part.input_tokens,
+                                        part.output_tokens,
+                                        part.reasoning_tokens,
+                                        part.cached_tokens,
+                                        part.cache_write_tokens,
+                                        part.cost,
                                     )
                                 )
                             elif type(part) is FinishPart:
@@ -641,6 +646,9 @@ def _meta(setup: _Setup | None, state: _Round, status: str, error: str) -> dict[
         meta["requested_model_id"] = setup.requested_model
     if state.usage is not None:
         meta["usage"] = state.usage.to_json()
+        # the answer's id travels with copies of the message into branches: the usage report counts it once
+        meta["usage"]["answer"] = uuid.uuid4().hex[:16]
+        meta["usage"]["at"] = round(time.time(), 3)
         if state.usage_estimated:
             meta["usage"]["estimated"] = True
     if status:

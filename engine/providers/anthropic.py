@@ -143,7 +143,7 @@ class _MessageStream:
         self.thinking_blocks: list[dict[str, Any]] = []
         #: Tool calls by id, in order: blocks that repeat an id are one call (see `tool_calls`).
         self.calls: dict[str, dict[str, Any]] = {}
-        self.input_tokens = self.cached_tokens = self.output_tokens = 0
+        self.input_tokens = self.cached_tokens = self.cache_write_tokens = self.output_tokens = 0
         self.saw_usage = False
         self.stop_reason = ""
         self.stopped = False
@@ -174,8 +174,7 @@ class _MessageStream:
         elif kind == "message_start":
             message = expect(payload.get("message"), dict, kind, "message", optional=True) or {}
             usage = expect(message.get("usage"), dict, kind, "message.usage", optional=True) or {}
-            self.input_tokens = _int(usage.get("input_tokens"))
-            self.cached_tokens = _int(usage.get("cache_read_input_tokens"))
+            self._read_input(usage)
             self.output_tokens = _int(usage.get("output_tokens"))
             self.saw_usage = bool(usage)
         elif kind == "message_delta":
@@ -186,10 +185,22 @@ class _MessageStream:
             if usage:
                 self.saw_usage = True
                 self.output_tokens = _int(usage.get("output_tokens")) or self.output_tokens  # cumulative
-                self.input_tokens = _int(usage.get("input_tokens")) or self.input_tokens
+                self._read_input(usage)
         elif kind == "message_stop":
             self.stopped = True
         return []
+
+    def _read_input(self, usage: dict[str, Any]) -> None:
+        """The prompt's counts, where an event states them (`message_start`, and cumulatively `message_delta`).
+
+        Anthropic's `input_tokens` are the tokens after the last cache breakpoint only; the whole prompt, as every
+        other wire counts it, adds what was read from the cache and what was written to it."""
+        if "input_tokens" in usage:
+            self.input_tokens = _int(usage.get("input_tokens"))
+        if "cache_read_input_tokens" in usage:
+            self.cached_tokens = _int(usage.get("cache_read_input_tokens"))
+        if "cache_creation_input_tokens" in usage:
+            self.cache_write_tokens = _int(usage.get("cache_creation_input_tokens"))
 
     def _delta(self, index: int, delta: dict[str, Any]) -> list[StreamPart]:
         kind = "content_block_delta"
@@ -236,7 +247,10 @@ class _MessageStream:
             ToolCallPart(call["id"], call["name"], merged_arguments(call["pieces"])) for call in self.calls.values()
         ]
         if self.saw_usage:
-            parts.append(UsagePart(self.input_tokens, self.output_tokens, 0, self.cached_tokens))
+            whole_prompt = self.input_tokens + self.cached_tokens + self.cache_write_tokens
+            parts.append(
+                UsagePart(whole_prompt, self.output_tokens, 0, self.cached_tokens, self.cache_write_tokens)
+            )
         if self.stopped:
             meta = {"thinking_blocks": self.thinking_blocks} if self.thinking_blocks else {}
             parts.append(FinishPart(self.stop_reason or "end_turn", meta))

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 
 from visindigo.engine import Capability, Center, Dialog, NoModelAvailable, Provider
+from visindigo.engine.context.usage import tokens_in
 from visindigo.engine.parameters import summary as parameters_summary
 
 from .runs import RunState
@@ -59,7 +60,7 @@ class UsageTally:
         for index in range(seen, count):
             usage = dialog.message_at(index).meta.get("usage")
             if isinstance(usage, dict):
-                input_tokens += int(usage.get("input_tokens", 0) or 0)
+                input_tokens += tokens_in(usage)  # the whole prompt, cache included, on every wire
                 output_tokens += int(usage.get("output_tokens", 0) or 0)
                 estimated = estimated or bool(usage.get("estimated"))
         totals = Usage(input_tokens, output_tokens, estimated)

@@ -54,18 +54,17 @@ def answer_usage(message: Message) -> AnswerUsage | None:
     usage = message.meta.get("usage")
     if not isinstance(usage, Mapping):
         return None
-    cost = usage.get("cost")
-    at = usage.get("at")
+    cost, at = _number(usage.get("cost")), _number(usage.get("at"))
     return AnswerUsage(
         input_tokens=tokens_in(usage),
         cached_tokens=_count(usage.get("cached_tokens")),
         cache_write_tokens=_count(usage.get("cache_write_tokens")),
         output_tokens=_count(usage.get("output_tokens")),
         reasoning_tokens=_count(usage.get("reasoning_tokens")),
-        reported_cost=float(cost) if _number(cost) else None,
+        reported_cost=cost,
         estimated=bool(usage.get("estimated")),
         answer_id=str(usage.get("answer") or ""),
-        at=float(at) if _number(at) else 0.0,
+        at=at or 0.0,
         provider_id=str(message.meta.get("provider_id") or ""),
         model_id=str(message.meta.get("model_id") or ""),
     )
@@ -75,5 +74,5 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None

@@ -21,6 +21,7 @@ from .skill import Skill
 if TYPE_CHECKING:
     from .events import (
         AnswerMovedToReasoning,
+        ContextExceeded,
         DialogChanged,
         EmptyAnswer,
         Event,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
         MessagesTruncated,
         MessageUpdated,
         Notice,
+        RequestCounted,
         RunCancelled,
         RunFailed,
         RunFinished,
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
 _EVENTS = frozenset(
     {
         "AnswerMovedToReasoning",
+        "ContextExceeded",
         "DialogChanged",
         "EmptyAnswer",
         "Event",
@@ -54,6 +57,7 @@ _EVENTS = frozenset(
         "Notice",
         "RunCancelled",
         "RunFailed",
+        "RequestCounted",
         "RunFinished",
         "StreamBegan",
         "StreamDelta",
@@ -84,6 +88,7 @@ __all__ = [
     "Command",
     "CommandParameter",
     "CommandProvider",
+    "ContextExceeded",
     "Dialog",
     "DialogChanged",
     "DialogSummary",
@@ -103,6 +108,7 @@ __all__ = [
     "Notice",
     "Prompt",
     "Provider",
+    "RequestCounted",
     "Role",
     "RunCancelled",
     "RunFailed",

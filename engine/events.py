@@ -33,6 +33,18 @@ class RunFailed(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ContextExceeded(RunFailed):
+    """The server refused the request because it does not fit the model's context window (`message` names the
+    window and the request's size). The question stays in the dialog; a UI offers to compact the dialog into a
+    branch, to move the oldest turns out into a branch, or to send anyway. Zero where neither side could say."""
+
+    window: int = 0
+    request_tokens: int = 0
+    #: Where `window` came from ("the server's error", or the model's window source).
+    window_source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class StreamBegan(Event):
     """A round of generation began; its deltas arrive from now on."""
 

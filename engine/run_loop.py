@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Any
 from .applog import log_text
 from .approval import DENIED_RESULT, Approval, ApprovalCallback, ToolCallRequest
 from .capability import Capability
+from .context.overflow import Overflow, overflow_in
 from .events import (
+    ContextExceeded,
     EmptyAnswer,
     Event,
     Notice,
@@ -62,7 +64,8 @@ from .providers.base import (
     retry_limit,
 )
 from .providers.models import ensure_models
-from .providers.windows import ensure_windows
+from .providers.windows import ensure_windows, set_window
+from .providers.windows import window as window_of
 from .tool_context import ToolCallContext, current_tool_call
 from .tool_runner import ToolOutcome, parse_arguments, run_function
 
@@ -184,7 +187,12 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             started = time.monotonic()
             log.debug(
                 "round %d of dialog %s: provider %s, model %s, %d messages, %d tools",
-                rounds, dialog.id, setup.provider.id, setup.model.id, len(request.messages), len(request.tools),
+                rounds,
+                dialog.id,
+                setup.provider.id,
+                setup.model.id,
+                len(request.messages),
+                len(request.tools),
             )
             if request.messages:
                 log_text(log, "last message", request.messages[-1].content)
@@ -203,6 +211,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             captured.clear()
 
             failure_text = ""
+            overflow: Overflow | None = None
             attempt = 0
             while True:
                 try:
@@ -250,6 +259,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                         state = _Round()
                         continue
                     failure_text = str(error)
+                    overflow = overflow_in(error.message)
                 except Exception as error:  # a bug or an unwrapped transport error must not leave the dialog stuck
                     log.exception("provider %s failed", setup.provider.id)
                     failure_text = f"{setup.provider.name}: unexpected error: {type(error).__name__}: {error}"
@@ -266,13 +276,15 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 )
             log.debug(
                 "round %d ended after %.2f s: %s%s",
-                rounds, time.monotonic() - started, state.finish.reason if state.finish else "no finish",
+                rounds,
+                time.monotonic() - started,
+                state.finish.reason if state.finish else "no finish",
                 f", {len(state.calls)} tool calls" if state.calls else "",
             )
             if failure_text:
                 log.warning("run of dialog %s failed: %s", dialog.id, failure_text)
                 _close_stream(dialog, tool_calls="", meta=_meta(setup, state, "incomplete", failure_text), end=False)
-                dialog._emit(RunFailed(failure_text))
+                dialog._emit(RunFailed(failure_text) if overflow is None else _exceeded(setup, overflow, failure_text))
                 done = True
                 for event in captured:
                     yield event
@@ -314,9 +326,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                         outcome = item
                     else:
                         yield item
-                dialog._emit(
-                    ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration)
-                )
+                dialog._emit(ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration))
                 dialog.append_message(
                     Message(
                         Role.TOOL,
@@ -628,6 +638,24 @@ def _estimated_usage(request: ChatRequest, dialog: Dialog, state: _Round) -> Usa
     received = len(dialog.streaming_content) + len(dialog.reasoning_content)
     received += sum(len(call.name) + len(call.arguments) for call in state.calls)
     return UsagePart(input_tokens=-(-sent // 4), output_tokens=max(state.parts, -(-received // 4)))
+
+
+def _exceeded(setup: _Setup, overflow: Overflow, server_words: str) -> ContextExceeded:
+    """The server's "does not fit" as one message naming the window and the request's size; a window the server
+    stated is learnt for the model (it outranks any other source: it is the one in force)."""
+    model = setup.model
+    if overflow.window:
+        set_window(model, overflow.window, "learnt: the server's context error")
+    window, source = window_of(model)
+    size = f"{overflow.request_tokens:,} tokens" if overflow.request_tokens else "a size the server did not state"
+    fits = f"{window:,} tokens" if window else "a size the server did not state"
+    words = server_words.split(": ", 1)[-1]
+    message = (
+        f"{setup.provider.name}: the request ({size}) does not fit the context window of {model.label} ({fits}). "
+        f"The question stays in the dialog: compact the dialog into a branch, move the oldest turns out into a "
+        f"branch, or send anyway. The server said: {words}"
+    )
+    return ContextExceeded(message, window, overflow.request_tokens, source)
 
 
 # --- ending a round -----------------------------------------------------------------------------------------

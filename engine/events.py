@@ -46,7 +46,15 @@ class ContextExceeded(RunFailed):
 
 @dataclass(frozen=True, slots=True)
 class StreamBegan(Event):
-    """A round of generation began; its deltas arrive from now on."""
+    """A round of generation began; its deltas arrive from now on.
+
+    `request_tokens` is the size of the request this round sent, counted before it went
+    (`engine.context.counting`; `request_approximate` when some part was estimated): what "tokens in" shows
+    while the answer streams from a server that reports usage only at its end. Neither takes part in equality,
+    so `StreamBegan()` still names the spec's signal."""
+
+    request_tokens: int = field(default=0, compare=False)
+    request_approximate: bool = field(default=True, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,17 +137,6 @@ class UsageReported(Event):
     cached_tokens: int = 0
     cache_write_tokens: int = 0
     cost: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RequestCounted(Event):
-    """The size of the request a round is about to send, counted before it goes (`engine.context.counting`):
-    what "tokens in" shows while the answer streams from a server that reports usage only at its end.
-    `approximate`: some part was estimated, not counted by the server's tokenizer or its reported usage."""
-
-    input_tokens: int
-    approximate: bool = True
-    window: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from .applog import log_text
 from .approval import DENIED_RESULT, Approval, ApprovalCallback, ToolCallRequest
 from .capability import Capability
+from .context.counting import RequestSize, counter_for
 from .context.overflow import Overflow, overflow_in
 from .events import (
     ContextExceeded,
@@ -205,7 +206,9 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                     captured.clear()
                 await slots.acquire()
                 holding = slots
-            dialog.begin_assistant_message()
+            counter = counter_for(setup.provider, setup.model)
+            size = counter.count(dialog.id, request.system, request.tools, request.messages)
+            dialog.begin_assistant_message(request_tokens=size.tokens, request_approximate=size.approximate)
             for event in captured:
                 yield event
             captured.clear()
@@ -284,7 +287,9 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             if failure_text:
                 log.warning("run of dialog %s failed: %s", dialog.id, failure_text)
                 _close_stream(dialog, tool_calls="", meta=_meta(setup, state, "incomplete", failure_text), end=False)
-                dialog._emit(RunFailed(failure_text) if overflow is None else _exceeded(setup, overflow, failure_text))
+                dialog._emit(
+                    RunFailed(failure_text) if overflow is None else _exceeded(setup, overflow, failure_text, size)
+                )
                 done = True
                 for event in captured:
                     yield event
@@ -292,6 +297,8 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
 
             calls = _unique_ids(state.calls)
             state.calls = calls
+            if state.usage is not None and state.usage.input_tokens:
+                counter.learn(dialog.id, request.system, request.tools, request.messages, state.usage.input_tokens)
             if state.usage is None:
                 # recorded in the message's meta as an estimate; no UsageReported: the server reported nothing
                 state.usage = _estimated_usage(request, dialog, state)
@@ -640,14 +647,18 @@ def _estimated_usage(request: ChatRequest, dialog: Dialog, state: _Round) -> Usa
     return UsagePart(input_tokens=-(-sent // 4), output_tokens=max(state.parts, -(-received // 4)))
 
 
-def _exceeded(setup: _Setup, overflow: Overflow, server_words: str) -> ContextExceeded:
+def _exceeded(setup: _Setup, overflow: Overflow, server_words: str, counted: RequestSize) -> ContextExceeded:
     """The server's "does not fit" as one message naming the window and the request's size; a window the server
     stated is learnt for the model (it outranks any other source: it is the one in force)."""
     model = setup.model
     if overflow.window:
         set_window(model, overflow.window, "learnt: the server's context error")
     window, source = window_of(model)
-    size = f"{overflow.request_tokens:,} tokens" if overflow.request_tokens else "a size the server did not state"
+    request_tokens = overflow.request_tokens or counted.tokens
+    if overflow.request_tokens or not counted.approximate:
+        size = f"{request_tokens:,} tokens"
+    else:
+        size = f"~{request_tokens:,} tokens, counted here"
     fits = f"{window:,} tokens" if window else "a size the server did not state"
     words = server_words.split(": ", 1)[-1]
     message = (
@@ -655,7 +666,7 @@ def _exceeded(setup: _Setup, overflow: Overflow, server_words: str) -> ContextEx
         f"The question stays in the dialog: compact the dialog into a branch, move the oldest turns out into a "
         f"branch, or send anyway. The server said: {words}"
     )
-    return ContextExceeded(message, window, overflow.request_tokens, source)
+    return ContextExceeded(message, window, request_tokens, source)
 
 
 # --- ending a round -----------------------------------------------------------------------------------------

@@ -48,7 +48,8 @@ def catalog_available() -> bool:
 def lookup(model_id: str, *, provider_kind: str = "", base_url: str = "") -> CatalogModel | None:
     """The catalogue's entry for a model id served by a provider of `provider_kind` at `base_url`, or None.
 
-    A loopback address is never looked up: a local server's "gpt-4o" is whatever file it loaded.
+    A loopback address is never looked up for chat completions: a local server's "gpt-4o" is whatever file it
+    loaded (an Anthropic Messages endpoint on loopback is a proxy to Anthropic's models, and is).
     """
     found = _find(model_id, provider_kind, base_url)
     if found is None:
@@ -92,7 +93,7 @@ def catalog_price(
 
 
 def _find(model_id: str, provider_kind: str, base_url: str) -> tuple[Any, Any] | None:
-    if not model_id or is_loopback(base_url) or not catalog_available():
+    if not model_id or (is_loopback(base_url) and provider_kind != "anthropic") or not catalog_available():
         return None
     return _cached_find(model_id, provider_kind, base_url)
 

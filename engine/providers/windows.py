@@ -161,7 +161,7 @@ async def _known_windows(models: Iterable[ModelInfo], provider: Any) -> None:
     kind, base_url = str(getattr(provider, "kind", "")), str(getattr(provider, "base_url", ""))
     from ..context.catalog import is_loopback, lookup
 
-    local = is_loopback(base_url) or server_kind(provider) in LOCAL_SERVERS
+    local = (is_loopback(base_url) and kind != "anthropic") or server_kind(provider) in LOCAL_SERVERS
     for model in missing:
         model.extra[SOURCE_KEY] = UNKNOWN  # asked once: a model the catalogue does not know stays unknown
     if not missing or local or kind == "scripted":

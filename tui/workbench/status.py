@@ -76,7 +76,7 @@ def status_info(center: Center, dialog: Dialog, run: RunState | None, usage: Usa
     if provider is not None:
         model_name, marks, note = model_and_note(provider, dialog)
         model_name = model_name or provider.default_model  # a saved provider's default shows at once
-    output_tokens = usage.output_tokens
+    input_tokens, output_tokens, estimated = usage.input_tokens, usage.output_tokens, usage.estimated
     speed = 0.0
     state = ""
     final = False
@@ -85,6 +85,9 @@ def status_info(center: Center, dialog: Dialog, run: RunState | None, usage: Usa
         final = not run.streaming  # the last answer's figure, kept until the next one streams
         if run.running:
             output_tokens += run.round_deltas if run.streaming else 0
+            if run.streaming and run.round_input_estimate:  # the server reports usage at the end: show the count
+                input_tokens += run.round_input_estimate
+                estimated = True
             state = "generating… esc cancels" if run.streaming else "working…"
             if run.waiting_for:
                 state = f"waiting for {run.waiting_for}… esc cancels"
@@ -96,13 +99,13 @@ def status_info(center: Center, dialog: Dialog, run: RunState | None, usage: Usa
         provider_name,
         model_name,
         marks,
-        usage.input_tokens,
+        input_tokens,
         output_tokens,
         speed,
         state,
         final,
         note,
-        estimated=usage.estimated,
+        estimated=estimated,
         parameters=parameters_summary(dialog.parameters),
     )
 

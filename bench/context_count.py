@@ -32,7 +32,6 @@ WORDS = [
     "server",
     "request",
     "stream",
-    "budget",
 ]
 
 

@@ -225,11 +225,37 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "additionalProperties": {
                     "type": "string",
                     "minLength": 1,
-                    "errorMessage": "must be a key or keys, for example \"ctrl+s\" or \"ctrl+s,f2\"",
+                    "errorMessage": 'must be a key or keys, for example "ctrl+s" or "ctrl+s,f2"',
                 },
             },
-            "key overrides: binding id = \"key\" or \"key1,key2\" (the ids are in the help screen, f1)",
+            'key overrides: binding id = "key" or "key1,key2" (the ids are in the help screen, f1)',
             {"regenerate": "ctrl+r,f5"},
+        ),
+        "context": doc(
+            {
+                "type": "object",
+                "properties": {
+                    "keep_turns": doc(_COUNT, "turns a compaction keeps word for word", 2),
+                    "summary_provider": doc({"type": "string"}, "the provider that writes summaries", "local"),
+                    "summary_model": doc({"type": "string"}, "the model that writes summaries", "qwen3-8b"),
+                    "summary_prompt": doc(
+                        {"type": "string", "minLength": 1},
+                        "the summary template: {{transcript}} and {{count}} are filled in",
+                        "Summarise this: {{transcript}}",
+                    ),
+                    "auto_compact": doc({"type": "boolean"}, "compact into a branch near the window's end", False),
+                    "auto_compact_at": doc(
+                        {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                        "the share of the window that starts an automatic compaction",
+                        0.9,
+                    ),
+                    "prompt_caching": doc(
+                        {"type": "boolean"}, "Anthropic: mark the stable prefix for the prompt cache", True
+                    ),
+                },
+            },
+            "the context window: compaction and prompt caching",
+            {},
         ),
         "run": doc(
             {
@@ -242,7 +268,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     ),
                     "max_tool_calls": doc(
                         {"type": "integer", "minimum": 1, "maximum": 1000},
-                        "tool calls run per reply; the rest get a \"not run\" result",
+                        'tool calls run per reply; the rest get a "not run" result',
                         32,
                     ),
                 },
@@ -274,9 +300,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "name": doc({"type": "string"}, "{{USER_NAME}} in templates (default: your login name)", "Ada"),
-                    "language": doc(
-                        {"type": "string"}, "{{USER_LANGUAGE}} (default: from LANG, as en-GB)", "en-GB"
-                    ),
+                    "language": doc({"type": "string"}, "{{USER_LANGUAGE}} (default: from LANG, as en-GB)", "en-GB"),
                     "location": doc({"type": "string"}, "{{USER_LOCATION}} (default: Unknown)", "Berlin, Germany"),
                 },
             },

@@ -58,10 +58,12 @@ MODEL_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "input": doc(_PRICE, "dollars per million tokens read", 0.15),
                     "output": doc(_PRICE, "dollars per million tokens written", 0.6),
+                    "cached_input": doc(_PRICE, "dollars per million tokens read from the prompt cache", 0.075),
+                    "cache_write": doc(_PRICE, "dollars per million tokens written to the prompt cache", 0.1875),
                 },
                 "errorMessage": "must be { input = <dollars>, output = <dollars> } per million tokens",
             },
-            "dollars per million tokens, for the cost shown when comparing models",
+            "dollars per million tokens: the cost of each answer (it overrides genai-prices' figures)",
             {"input": 0.15, "output": 0.6},
         ),
     },

@@ -21,6 +21,7 @@ from .skill import Skill
 if TYPE_CHECKING:
     from .events import (
         AnswerMovedToReasoning,
+        CacheBreak,
         ContextExceeded,
         DialogChanged,
         EmptyAnswer,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 _EVENTS = frozenset(
     {
         "AnswerMovedToReasoning",
+        "CacheBreak",
         "ContextExceeded",
         "DialogChanged",
         "EmptyAnswer",
@@ -81,6 +83,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "FUNCTION_ID_PATTERN",
     "AnswerMovedToReasoning",
+    "CacheBreak",
     "Capability",
     "Center",
     "Command",

@@ -166,6 +166,15 @@ class Notice(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class CacheBreak(Notice):
+    """A notice that this round re-sent a prefix the last round had cached, and the server read less of it from
+    its cache: `reason` says which change broke it, `tokens` how many were read (and written) again."""
+
+    reason: str = ""
+    tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class WaitingForProvider(Event):
     """The provider already serves as many runs as its `max_concurrent_runs` allows: this run waits its turn.
 

@@ -31,9 +31,11 @@ from typing import TYPE_CHECKING, Any
 from .applog import log_text
 from .approval import DENIED_RESULT, Approval, ApprovalCallback, ToolCallRequest
 from .capability import Capability
+from .context.cache import watch_for
 from .context.counting import RequestSize, counter_for
 from .context.overflow import Overflow, overflow_in
 from .events import (
+    CacheBreak,
     ContextExceeded,
     EmptyAnswer,
     Event,
@@ -299,6 +301,25 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             state.calls = calls
             if state.usage is not None and state.usage.input_tokens:
                 counter.learn(dialog.id, request.system, request.tools, request.messages, state.usage.input_tokens)
+                broken = watch_for(setup.provider.id, setup.model.id).after_round(
+                    dialog.id,
+                    dialog.branch_from_id,
+                    request.system,
+                    request.tools,
+                    request.messages,
+                    state.usage.cached_tokens,
+                    state.usage.cache_write_tokens,
+                )
+                if broken is not None:
+                    reason, lost = broken
+                    dialog._emit(
+                        CacheBreak(
+                            f"The prompt cache was broken: {reason}; {lost:,} tokens were read again at the full "
+                            "price instead of from the cache.",
+                            reason,
+                            lost,
+                        )
+                    )
             if state.usage is None:
                 # recorded in the message's meta as an estimate; no UsageReported: the server reported nothing
                 state.usage = _estimated_usage(request, dialog, state)

@@ -100,6 +100,9 @@ PROVIDER_SETTINGS_SCHEMA: dict[str, Any] = {
         ),
         "server": doc({"type": "string"}, "which server this is: where capabilities are asked", "ollama"),
         "thinking_budget": doc(_THINKING_BUDGET, "Anthropic: reasoning tokens per answer", 4096),
+        "prompt_caching": doc(
+            {"type": "boolean"}, "Anthropic: cache_control breakpoints on the stable prefix (default on)", True
+        ),
     },
 }
 
@@ -251,12 +254,9 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         "the share of the window that starts an automatic compaction",
                         0.9,
                     ),
-                    "prompt_caching": doc(
-                        {"type": "boolean"}, "Anthropic: mark the stable prefix for the prompt cache", True
-                    ),
                 },
             },
-            "the context window: compaction and prompt caching",
+            "the context window: compaction into a branch",
             {},
         ),
         "run": doc(

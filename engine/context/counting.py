@@ -85,6 +85,11 @@ class Counter:
     #: Reported tokens per estimated token for this model (1.0 until an answer reported usage).
     ratio: float = 1.0
     anchors: dict[str, _Anchor] = field(default_factory=dict)
+    #: What the chat template adds around each message, and once per request (the start, the generation prompt):
+    #: measured on a llama.cpp server with `/apply-template` (`tokenize`), else assumed.
+    message_overhead: int = MESSAGE_OVERHEAD
+    request_overhead: int = 0
+    template_measured: bool = False
 
     def count(
         self, dialog_id: str, system: str, tools: Sequence[dict[str, Any]], messages: Sequence[Message]
@@ -99,19 +104,20 @@ class Counter:
             start, total, source = len(anchor.prefix), anchor.tokens, "reported usage"
         else:
             total = self._estimate(len(system) and _bytes(system)) + self._estimate(_bytes(fixed[1]))
-            approximate = bool(system or tools)
+            total += self.request_overhead
+            approximate = bool(system or tools) or not self.template_measured
         tokenized_any = False
         for key in keys[start:]:
             exact = self.tokenized.get(key)
             if exact is not None:
-                total += exact + MESSAGE_OVERHEAD
+                total += exact + self.message_overhead
                 tokenized_any = True
                 continue
             size = self._sizes.get(key)
             if size is None:
                 size = self._sizes[key] = sum(_bytes(part) for part in key[1:5] if isinstance(part, str))
                 size += 1000 * key[5]  # an image: about a thousand tokens' worth on most servers
-            total += self._estimate(size) + MESSAGE_OVERHEAD
+            total += self._estimate(size) + self.message_overhead
             approximate = True
         if tokenized_any and source == "estimate":
             source = "server tokenizer"
@@ -181,8 +187,42 @@ class Counter:
                     self.tokenized[key] = len(tokens)
 
         async with httpx.AsyncClient(timeout=10.0, trust_env=False) as client:
+            if not self.template_measured:
+                await self._measure_template(client, root)
             await asyncio.gather(*(one(client, text, keys) for text, keys in texts.items()))
         return sum(key in self.tokenized for key in wanted)
+
+    async def _measure_template(self, client: Any, root: str) -> None:
+        """The chat template's tokens: one and two short messages rendered by the server (`/apply-template`)
+        and tokenized as the prompt is (special tokens parsed, the start token added), less their texts."""
+        from ..providers._httpx import httpx
+
+        async def rendered(messages: list[dict[str, str]]) -> int:
+            response = await client.post(f"{root}/apply-template", json={"messages": messages})
+            prompt = response.json().get("prompt") if response.status_code == 200 else None
+            if not isinstance(prompt, str):
+                raise ValueError("no template")
+            body = {"content": prompt, "add_special": True, "parse_special": True}
+            tokens = (await client.post(f"{root}/tokenize", json=body)).json().get("tokens")
+            if not isinstance(tokens, list):
+                raise ValueError("no tokens")
+            return len(tokens)
+
+        async def plain(text: str) -> int:
+            tokens = (await client.post(f"{root}/tokenize", json={"content": text})).json().get("tokens")
+            if not isinstance(tokens, list):
+                raise ValueError("no tokens")
+            return len(tokens)
+
+        try:
+            one = await rendered([{"role": "user", "content": "x"}])
+            two = await rendered([{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}])
+            x, y = await plain("x"), await plain("y")
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return
+        self.message_overhead = max(0, (two - x - y) - (one - x))
+        self.request_overhead = max(0, one - x - self.message_overhead)
+        self.template_measured = True
 
 
 def _tools_text(tools: Sequence[dict[str, Any]]) -> str:

@@ -26,33 +26,44 @@ def tokenize_by_words(request: Any) -> Any:
     return json_reply({"tokens": list(range(len(request.json["content"].split())))})
 
 
+def apply_template(request: Any) -> Any:
+    """A chat template of two marks a message and one for the generation prompt, counted as words."""
+    rendered = " ".join(f"<{m['role']}> {m['content']} </>" for m in request.json["messages"])
+    return json_reply({"prompt": f"{rendered} <assistant>"})
+
+
+def serve_tokenizer(server: LLMServer) -> None:
+    server.route("POST", "/tokenize", tokenize_by_words)
+    server.route("POST", "/apply-template", apply_template)
+
+
 async def test_the_server_tokenizer_counts_each_message_once(llm_server: LLMServer) -> None:
-    llm_server.route("POST", "/tokenize", tokenize_by_words)
+    serve_tokenizer(llm_server)
     center, dialog = llama_dialog(llm_server)
     for number in range(20):
         dialog.append_message(Role.USER if number % 2 == 0 else Role.ASSISTANT, "one two three four five")
     fit = await check_fit_exactly(center, dialog)
     assert fit is not None and not fit.approximate and fit.count_source == "server tokenizer"
-    assert fit.used == 20 * (5 + 4)  # five words a message, four tokens of template around each
+    assert fit.used == 20 * (5 + 2) + 1  # five words a message, two of template around each, one to answer
     assert (fit.window, fit.window_source) == (512, "server: llama.cpp /props (n_ctx of one slot)")
     assert fit.status == "fits" and fit.room == 64
     asked = sum(r.path == "/tokenize" for r in llm_server.requests)
-    assert asked == 1  # twenty messages, one text: counted once
+    assert asked == 1 + 4  # twenty messages, one text: counted once (and the template measured once)
     dialog.append_message(Role.USER, "six seven")
     fit = await check_fit_exactly(center, dialog)
-    assert fit is not None and fit.used == 20 * 9 + 2 + 4
-    assert sum(r.path == "/tokenize" for r in llm_server.requests) == 2  # only the new text
+    assert fit is not None and fit.used == 20 * 7 + 1 + 2 + 2
+    assert sum(r.path == "/tokenize" for r in llm_server.requests) == 2 + 4  # only the new text
 
 
 async def test_a_dialog_that_will_not_fit_is_over_and_one_near_the_end_is_tight(llm_server: LLMServer) -> None:
-    llm_server.route("POST", "/tokenize", tokenize_by_words)
+    serve_tokenizer(llm_server)
     center, dialog = llama_dialog(llm_server)
     dialog.append_message(Role.USER, " ".join(["word"] * 450))
     fit = await check_fit_exactly(center, dialog)
-    assert fit is not None and fit.status == "tight" and fit.used == 454  # 454 + 64 for the answer > 512
+    assert fit is not None and fit.status == "tight" and fit.used == 453  # 453 + 64 for the answer > 512
     assert 0.8 < fit.fraction < 0.95
     fit = await check_fit_exactly(center, dialog, draft=" ".join(["more"] * 100))
-    assert fit is not None and fit.status == "over" and not fit.fits and fit.used == 454 + 104
+    assert fit is not None and fit.status == "over" and not fit.fits and fit.used == 453 + 102
 
 
 async def test_reported_usage_anchors_the_next_count(llm_server: LLMServer) -> None:

@@ -9,7 +9,8 @@ position in the parent, role, first words, token count and fingerprint, and whic
 
 `pin` sets a message's `meta["pinned"]` (saved with the message, in the store's message row); `restore` puts a
 replaced message (with its tool exchange) back into the compacted branch, after the summary, in its old order;
-`find_in_parent` says where it is in the parent, for a UI to jump there.
+`find_in_parent` says where it is in the parent, for a UI to jump there. `move_out` makes the same branch without
+a summary (the oldest turns simply left out, the ledger on a short marker message).
 
 Settings (`[context]` in the config, `center.settings["context"]`): `keep_turns` (default 2), `summary_provider`
 and `summary_model` (default: the dialog's), `summary_prompt` (a template with `{{transcript}}` and `{{count}}`;
@@ -47,6 +48,7 @@ __all__ = [
     "find_in_parent",
     "is_pinned",
     "ledger_of",
+    "move_out",
     "pin",
     "restore",
 ]
@@ -207,6 +209,32 @@ async def compact(center: Center, dialog: Dialog, *, keep_turns: int | None = No
     messages = dialog.messages
     plan = _plan(messages, max(0, turns))
     summary, provider_id, model_id = await _summarise(center, dialog, [messages[i] for i in plan.replaced])
+    return _branch(center, dialog, messages, plan, turns, summary, provider_id, model_id, note)
+
+
+def move_out(center: Center, dialog: Dialog, *, keep_turns: int | None = None) -> Dialog:
+    """A new branch of `dialog` without its oldest turns and without a summary: the kept messages follow a short
+    marker that carries the same ledger (so each moved message can be found in the parent or put back)."""
+    turns = keep_turns if keep_turns is not None else int(_settings(center).get("keep_turns", DEFAULT_KEEP_TURNS))
+    messages = dialog.messages
+    plan = _plan(messages, max(0, turns))
+    marker = "(They are in the dialog this branch was made from; nothing summarises them here.)"
+    return _branch(center, dialog, messages, plan, turns, marker, "", "", "", moved=True)
+
+
+def _branch(
+    center: Center,
+    dialog: Dialog,
+    messages: list[Message],
+    plan: _Plan,
+    turns: int,
+    summary: str,
+    provider_id: str,
+    model_id: str,
+    note: str,
+    *,
+    moved: bool = False,
+) -> Dialog:
     before = check_fit(center, dialog)
     parts = request_parts(center, dialog)
     counter = counter_for(parts.provider, parts.model) if parts is not None else Counter()
@@ -232,7 +260,11 @@ async def compact(center: Center, dialog: Dialog, *, keep_turns: int | None = No
     }
     if note:
         ledger["note"] = note
-    heading = f"Summary of the {len(plan.replaced)} earlier messages (compacted by {model_id})"
+    if moved:
+        ledger["moved_out"] = True
+        heading = f"{len(plan.replaced)} earlier messages were moved out of this branch"
+    else:
+        heading = f"Summary of the {len(plan.replaced)} earlier messages (compacted by {model_id})"
     branch = center.branch_at(dialog, 0)
     for message in messages[: plan.tail]:
         if message.role is Role.SYSTEM:

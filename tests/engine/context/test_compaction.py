@@ -16,6 +16,7 @@ from visindigo.engine.context.compaction import (
     find_in_parent,
     is_pinned,
     ledger_of,
+    move_out,
     pin,
     restore,
 )
@@ -156,3 +157,17 @@ async def test_the_summary_template_is_the_users(llm_server: LLMServer, tmp_path
     llm_server.queue(openai_stream(["summary"]))
     await compact(center, long_dialog(center), keep_turns=1)
     assert llm_server.requests[-1].json["messages"][-1]["content"].startswith("Notes please, 10 of them:")
+
+
+async def test_moving_the_oldest_turns_out_needs_no_model_and_keeps_the_ledger(llm_server: LLMServer) -> None:
+    center = Center()
+    add_provider(center, llm_server)
+    dialog = long_dialog(center)
+    branch = move_out(center, dialog, keep_turns=1)
+    assert llm_server.requests == []  # no summary to write
+    marker = branch.message_at(1)
+    ledger = ledger_of(marker)
+    assert ledger is not None and ledger["moved_out"] and len(ledger["replaced"]) == 10
+    assert marker.content.startswith("10 earlier messages were moved out of this branch")
+    assert [m.content for m in branch.messages[2:]] == ["question 4: what about topic 4?", "answer 4 about topic 4"]
+    assert restore(center, branch, 1) == 2

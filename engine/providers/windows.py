@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..model_info import ModelInfo
-from .capabilities import server_kind
+from .capabilities import _root, server_kind
 
 if TYPE_CHECKING:
     from ._httpx import httpx
@@ -172,11 +172,6 @@ async def _known_windows(models: Iterable[ModelInfo], provider: Any) -> None:
     for model, entry in zip(missing, found, strict=True):
         if entry is not None and entry.context_window > 0:
             set_window(model, entry.context_window, f"known: {entry.name} ({entry.provider}), genai-prices")
-
-
-def _root(base_url: str) -> str:
-    base = base_url.rstrip("/")
-    return base[: -len("/v1")] if base.endswith("/v1") else base
 
 
 def _auth(provider: Endpoint) -> dict[str, str]:

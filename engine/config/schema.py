@@ -52,6 +52,7 @@ MODEL_SCHEMA: dict[str, Any] = {
         "starts_in_thinking": doc({"type": "boolean"}, "the answer starts inside <think> without the tag", True),
         "extra_body": doc({"type": "object"}, "JSON fields added to every request for this model", {"top_k": 20}),
         "thinking_budget": doc(_THINKING_BUDGET, "Anthropic: reasoning tokens per answer", 4096),
+        "num_ctx": doc({"type": "integer", "minimum": 512}, "Ollama: the context window to ask for", 16384),
         "price": doc(
             {
                 "type": "object",
@@ -102,6 +103,12 @@ PROVIDER_SETTINGS_SCHEMA: dict[str, Any] = {
         "thinking_budget": doc(_THINKING_BUDGET, "Anthropic: reasoning tokens per answer", 4096),
         "prompt_caching": doc(
             {"type": "boolean"}, "Anthropic: cache_control breakpoints on the stable prefix (default on)", True
+        ),
+        "ollama_native": doc(
+            {"type": "boolean"}, "Ollama: answers over /api/chat, which can set num_ctx (default on)", True
+        ),
+        "ollama_num_ctx_cap": doc(
+            {"type": "integer", "minimum": 512}, "Ollama: the largest num_ctx sent for a model's trained length", 32768
         ),
     },
 }

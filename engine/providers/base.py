@@ -191,8 +191,10 @@ def expect(value: Any, kind: type | tuple[type, ...], event: str, field: str, *,
 
 def _names(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join({"str": "text", "int": "a whole number", "dict": "an object", "list": "a list"}.get(
-        k.__name__, k.__name__) for k in kinds)
+    return " or ".join(
+        {"str": "text", "int": "a whole number", "dict": "an object", "list": "a list"}.get(k.__name__, k.__name__)
+        for k in kinds
+    )
 
 
 class Endpoint(Protocol):

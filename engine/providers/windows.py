@@ -47,7 +47,9 @@ SOURCE_KEY = "context_source"
 #: Ollama: the length the model was trained for (`model_info`), the most `num_ctx` can usefully be.
 TRAINED_KEY = "trained_context"
 #: Keys of `ModelInfo.extra` learnt from a server this session, never written to the config.
-LEARNT_KEYS = frozenset({SOURCE_KEY, TRAINED_KEY, "owned_by"})
+#: Ollama: the `num_ctx` the model's Modelfile sets (the user's choice there: sent as it is).
+MODELFILE_KEY = "modelfile_num_ctx"
+LEARNT_KEYS = frozenset({SOURCE_KEY, TRAINED_KEY, MODELFILE_KEY, "owned_by"})
 CONFIG = "config"
 UNKNOWN = "unknown"
 #: What Ollama cuts a prompt at when neither the request nor the model's Modelfile sets `num_ctx`.
@@ -130,9 +132,13 @@ async def learn_windows(
                     set_window(model, slot, "server: llama.cpp /props (n_ctx of one slot)")
         elif kind == "ollama":
             shown = await asyncio.gather(*(_ollama_window(session, root, model, provider) for model in pending))
+            native = provider.settings.get("ollama_native", True) is not False
             for model, learnt in zip(pending, shown, strict=True):
                 if learnt is not None:
                     set_window(model, *learnt)
+                sent = ollama_num_ctx(model, provider.settings) if native else 0
+                if sent and sent != model.context_window:  # what /api/chat sends as options.num_ctx is the window in force
+                    set_window(model, sent, f"sent: num_ctx {sent} to Ollama /api/chat")
         else:
             table = await _lmstudio_windows(session, root, provider)
             for model in pending:
@@ -144,9 +150,9 @@ async def learn_windows(
 
 
 def ollama_num_ctx(model: ModelInfo, settings: Mapping[str, Any]) -> int:
-    """The `num_ctx` to send to Ollama for `model`: the model's own `num_ctx` in the config, else its trained
-    length capped by the provider's `ollama_num_ctx_cap` (default `DEFAULT_NUM_CTX_CAP`); 0 when unknown."""
-    configured = _count(model.extra.get("num_ctx"))
+    """The `num_ctx` to send to Ollama for `model`: the model's own `num_ctx` in the config, else the one its
+    Modelfile sets, else its trained length capped by the provider's `ollama_num_ctx_cap` (default `DEFAULT_NUM_CTX_CAP`); 0 when unknown."""
+    configured = _count(model.extra.get("num_ctx")) or _count(model.extra.get(MODELFILE_KEY))
     if configured:
         return configured
     trained = _count(model.extra.get(TRAINED_KEY))
@@ -210,6 +216,7 @@ async def _ollama_window(
     parameters = document.get("parameters")
     found = _NUM_CTX.search(parameters) if isinstance(parameters, str) else None
     if found:
+        model.extra[MODELFILE_KEY] = int(found.group(1))
         return int(found.group(1)), "server: Ollama /api/show (num_ctx set in the model)"
     if trained:
         shown = min(trained, OLLAMA_DEFAULT_NUM_CTX)

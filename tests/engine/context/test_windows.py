@@ -58,10 +58,14 @@ async def test_ollama_reports_a_num_ctx_set_in_the_model(llm_server: LLMServer) 
 async def test_ollama_without_num_ctx_says_its_default_cuts_the_prompt(llm_server: LLMServer) -> None:
     llm_server.models = ["qwen3:8b"]
     llm_server.route("POST", "/api/show", json_reply(ollama_show(40960)))
-    [model] = await list_models(provider_at(llm_server, server="ollama"))
+    # over the OpenAI-compatible endpoint (which ignores num_ctx) Ollama's default is what cuts the prompt
+    [model] = await list_models(provider_at(llm_server, server="ollama", ollama_native=False))
     tokens, source = window(model)
     assert tokens == 4096
     assert "trained for 40960" in source and "Ollama's default applies" in source
+    # over its own /api/chat, the num_ctx sent is the window
+    [native] = await list_models(provider_at(llm_server, server="ollama"))
+    assert window(native) == (32768, "sent: num_ctx 32768 to Ollama /api/chat")
     # what Visindigo sends as num_ctx: the trained length capped by the setting, or the model's own num_ctx
     assert ollama_num_ctx(model, {}) == 32768
     assert ollama_num_ctx(model, {"ollama_num_ctx_cap": 8192}) == 8192

@@ -137,7 +137,7 @@ async def learn_windows(
                 if learnt is not None:
                     set_window(model, *learnt)
                 sent = ollama_num_ctx(model, provider.settings) if native else 0
-                if sent and sent != model.context_window:  # what /api/chat sends as options.num_ctx is the window in force
+                if sent and sent != model.context_window:  # the num_ctx /api/chat sends is the window in force
                     set_window(model, sent, f"sent: num_ctx {sent} to Ollama /api/chat")
         else:
             table = await _lmstudio_windows(session, root, provider)
@@ -151,7 +151,8 @@ async def learn_windows(
 
 def ollama_num_ctx(model: ModelInfo, settings: Mapping[str, Any]) -> int:
     """The `num_ctx` to send to Ollama for `model`: the model's own `num_ctx` in the config, else the one its
-    Modelfile sets, else its trained length capped by the provider's `ollama_num_ctx_cap` (default `DEFAULT_NUM_CTX_CAP`); 0 when unknown."""
+    Modelfile sets, else its trained length capped by the provider's `ollama_num_ctx_cap` (default
+    `DEFAULT_NUM_CTX_CAP`); 0 when unknown."""
     configured = _count(model.extra.get("num_ctx")) or _count(model.extra.get(MODELFILE_KEY))
     if configured:
         return configured

@@ -93,9 +93,10 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
                 case StreamReasoning(text=text):
                     state.reasoning_parts.append(text)
                     text_arrived()
-                case StreamBegan():
+                case StreamBegan(request_tokens=request_tokens):
                     state.waiting_for = ""
                     state.begin_round(time.monotonic())
+                    state.round_input_estimate = request_tokens
                     report(StreamOpened(dialog_id, state.round))
                 case AnswerMovedToReasoning(text=text):
                     state.text_parts = []
@@ -128,7 +129,9 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
                     state.running_tools.pop(call_id, None)
                     report(ToolFinished(dialog_id, call_id, function_id, result, event.is_error, event.duration))
                 case UsageReported(input_tokens=input_tokens, output_tokens=output_tokens):
+                    # the whole prompt, cache reads and writes included, on every wire (engine.context.usage)
                     state.input_tokens += input_tokens
+                    state.round_input_estimate = 0
                     state.output_tokens += output_tokens
                     report(UsageChanged(dialog_id))
                 case RunFailed(message=message):

@@ -31,6 +31,9 @@ class RunState:
     round_deltas: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    #: The size of this round's request as the engine counted it before sending (`StreamBegan.request_tokens`):
+    #: "tokens in" until the server reports usage, which many do only at the end of the answer (0 once it has).
+    round_input_estimate: int = 0
     #: Calls started and not finished: call id -> (function id, arguments).
     running_tools: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     outcome: str = ""
@@ -52,6 +55,7 @@ class RunState:
         self.round_started_at = now
         self.first_token_at = 0.0
         self.round_deltas = 0
+        self.round_input_estimate = 0
 
     def tokens_per_second(self, now: float | None = None) -> float:
         """Output speed of the current (or last) round: deltas over the time since the first one."""

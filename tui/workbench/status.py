@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 
 from visindigo.engine import Capability, Center, Dialog, NoModelAvailable, Provider
+from visindigo.engine.context.usage import tokens_in
 from visindigo.engine.parameters import summary as parameters_summary
 from visindigo.tui.workbench.runs import RunState
 
@@ -58,7 +59,7 @@ class UsageTally:
         for index in range(seen, count):
             usage = dialog.message_at(index).meta.get("usage")
             if isinstance(usage, dict):
-                input_tokens += int(usage.get("input_tokens", 0) or 0)
+                input_tokens += tokens_in(usage)  # the whole prompt, cache included, on every wire
                 output_tokens += int(usage.get("output_tokens", 0) or 0)
                 estimated = estimated or bool(usage.get("estimated"))
         totals = Usage(input_tokens, output_tokens, estimated)
@@ -74,7 +75,7 @@ def status_info(center: Center, dialog: Dialog, run: RunState | None, usage: Usa
     if provider is not None:
         model_name, marks, note = model_and_note(provider, dialog)
         model_name = model_name or provider.default_model  # a saved provider's default shows at once
-    output_tokens = usage.output_tokens
+    input_tokens, output_tokens, estimated = usage.input_tokens, usage.output_tokens, usage.estimated
     speed = 0.0
     state = ""
     final = False
@@ -83,6 +84,9 @@ def status_info(center: Center, dialog: Dialog, run: RunState | None, usage: Usa
         final = not run.streaming  # the last answer's figure, kept until the next one streams
         if run.running:
             output_tokens += run.round_deltas if run.streaming else 0
+            if run.streaming and run.round_input_estimate:  # the server reports usage at the end: show the count
+                input_tokens += run.round_input_estimate
+                estimated = True
             state = "generating… esc cancels" if run.streaming else "working…"
             if run.waiting_for:
                 state = f"waiting for {run.waiting_for}… esc cancels"
@@ -94,13 +98,13 @@ def status_info(center: Center, dialog: Dialog, run: RunState | None, usage: Usa
         provider_name,
         model_name,
         marks,
-        usage.input_tokens,
+        input_tokens,
         output_tokens,
         speed,
         state,
         final,
         note,
-        estimated=usage.estimated,
+        estimated=estimated,
         parameters=parameters_summary(dialog.parameters),
     )
 

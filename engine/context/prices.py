@@ -61,6 +61,8 @@ def answer_cost(usage: AnswerUsage, provider: Provider | None, model: ModelInfo 
         return Cost(usage.reported_cost, "reported by the server")
     if provider is not None and _is_local(provider):
         return Cost(0.0, "local server")
+    if provider is not None and provider.kind == "scripted":  # the demo and the tests' replays cost nothing
+        return Cost(0.0, "scripted provider")
     kind = provider.kind if provider is not None else ""
     base_url = provider.base_url if provider is not None else ""
     catalogued = catalog_price(

@@ -32,6 +32,7 @@ from visindigo.tui.common.approval import approve
 from visindigo.tui.common.copy_actions import copy_last_answer, save_last_copy
 from visindigo.tui.common.messages import DialogsChanged, WorkbenchNews, listen
 from visindigo.tui.main import modals
+from visindigo.tui.main.context import ContextActions
 from visindigo.tui.main.dialog_tree import DialogTree, Sidebar
 from visindigo.tui.main.keys import BINDINGS, PALETTE, PaletteCommand, palette_commands
 from visindigo.tui.main.launchers import ModalLaunchers
@@ -78,6 +79,7 @@ class MainScreen(ModalLaunchers, Screen[None]):
         self.status_line = StatusLine(self.workbench, id="status")
         self.resources = ResourceAttaching(self, self.workbench, self.composer)
         self.panels = Panels(self, self.sidebar, self.drawer)
+        self.context = ContextActions(self)
         self._unsubscribe = lambda: None
 
     @property
@@ -164,6 +166,7 @@ class MainScreen(ModalLaunchers, Screen[None]):
             self.composer.stop_edit()
         self.workbench.show(dialog)
         self.status_line.refresh_now()
+        self.context.learn_window(dialog)
 
     async def open_dialog_id(self, dialog_id: str, *, focus_index: int | None = None) -> None:
         try:
@@ -182,6 +185,10 @@ class MainScreen(ModalLaunchers, Screen[None]):
     def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
         self.refresh_bindings()  # "esc Cancel" in the footer while the shown dialog runs
+        if isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id == self.dialog.id:
+            run = self.runs.get(event.dialog_id)
+            if run is not None and run.context_exceeded:
+                self.context.after_refusal(self.dialog, event.error)
         if isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id != self.dialog.id:
             from visindigo.tui.compare.flow import (
                 in_comparison,  # not at the top: the comparison screens load when first used
@@ -202,6 +209,13 @@ class MainScreen(ModalLaunchers, Screen[None]):
     def _switched(self, event: MessagePane.DialogSwitched) -> None:
         if event.pane is self.pane:
             self._now_showing(event.dialog)
+
+    @on(MessagePane.ContextRequested)
+    def _context_requested(self, event: MessagePane.ContextRequested) -> None:
+        if event.pane is self.pane:
+            {"pin": self.context.pin, "details": self.context.details, "ledger": self.context.ledger}[event.what](
+                event.index
+            )
 
     @on(MessagePane.EditRequested)
     def _edit_requested(self, event: MessagePane.EditRequested) -> None:
@@ -268,7 +282,10 @@ class MainScreen(ModalLaunchers, Screen[None]):
 
     @tell_refusals
     async def send(self, text: str | Message) -> None:
-        """Send the user's message (text, or a message such as a filled template) in the shown dialog."""
+        """Send the user's message (text, or a message such as a filled template) in the shown dialog; a question
+        that will not fit the model's window waits for the user's choice (`main.context`)."""
+        if isinstance(text, str) and not self.context.may_send(text):
+            return
         self.workbench.send(text)
         if isinstance(text, str):
             self.composer.clear()
@@ -362,6 +379,12 @@ class MainScreen(ModalLaunchers, Screen[None]):
 
     def action_attach_resource(self) -> None:
         self.resources.open_picker(self._services().install_tool_source)
+
+    def action_compact(self) -> None:
+        self.context.compact()
+
+    def action_move_out(self) -> None:
+        self.context.compact(moved=True)
 
     def action_delete_dialog(self) -> None:
         self.delete_dialog(self.dialog.id)

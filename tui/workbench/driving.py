@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from visindigo.engine import (
     AnswerMovedToReasoning,
+    ContextExceeded,
     Dialog,
     EmptyAnswer,
     MessageAppended,
@@ -72,6 +73,7 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
     state.error = ""
     state.notes = []
     state.empty_rounds = 0
+    state.context_exceeded = False
     report(RunStarted(dialog_id))
     outcome, error = "finished", ""
 
@@ -134,6 +136,9 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
                     state.round_input_estimate = 0
                     state.output_tokens += output_tokens
                     report(UsageChanged(dialog_id))
+                case ContextExceeded(message=message):
+                    state.context_exceeded = True
+                    outcome, error = "failed", message
                 case RunFailed(message=message):
                     outcome, error = "failed", message
                 case RunCancelled():

@@ -34,6 +34,9 @@ class RunState:
     #: The size of this round's request as the engine counted it before sending (`StreamBegan.request_tokens`):
     #: "tokens in" until the server reports usage, which many do only at the end of the answer (0 once it has).
     round_input_estimate: int = 0
+    #: The run failed because the server refused the request for its size (`ContextExceeded`): the screen offers
+    #: to compact the dialog, move its oldest turns out, or send again.
+    context_exceeded: bool = False
     #: Calls started and not finished: call id -> (function id, arguments).
     running_tools: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     outcome: str = ""

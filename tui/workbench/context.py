@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from visindigo.engine import Center, Dialog, Message, Role
+from visindigo.engine import Capability, Center, Dialog, Message, NoModelAvailable, Role
 from visindigo.engine.context.compaction import (
     CompactionError,
     compact,
@@ -110,7 +110,10 @@ class ContextWork:
         """The meter's figures for `dialog`'s next request (None without a provider or model to ask)."""
         center = self.workbench.center
         provider = center.get_provider(dialog.provider_id) if dialog.provider_id else center.default_provider
-        model = provider.get_model(dialog.model_id or provider.default_model) if provider is not None else None
+        try:
+            model = provider.pick_model(dialog.capability_requirement | Capability.TEXT, dialog.model_id)
+        except (NoModelAvailable, AttributeError):  # no provider, or none of its models will do
+            model = None
         key = (
             dialog.message_count,
             dialog.provider_id,

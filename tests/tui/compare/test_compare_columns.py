@@ -562,3 +562,29 @@ async def test_after_a_pick_the_composer_has_the_focus(llm_server: LLMServer) ->
             await wait_until(pilot, lambda app=app, main=main: app.screen is main)
             await pilot.pause()
             assert app.focused is main.composer.input, (blind, size, app.focused)
+async def test_a_column_on_the_messages_wire_counts_its_cache_reads_as_tokens_in(llm_server: LLMServer) -> None:
+    """Issue 25 item 4: on the Anthropic wire the header's "in" left out the prompt the server read from its
+    cache (47 shown, 89 read): one rule for both wires — the whole prompt."""
+    from tests.llm_server import anthropic_stream
+
+    def cached(model: str) -> Any:
+        reply = anthropic_stream([f"{model} answers."], usage=(47, 6))
+        start = (
+            reply.chunks[0].decode().replace('"input_tokens": 47', '"input_tokens": 47, "cache_read_input_tokens": 42')
+        )
+        reply.chunks[0] = start.encode()
+        return reply
+
+    center = scripted_center(llm_server, {model: (lambda m=model: cached(m)) for model in MODELS[:2]})
+    lab = center.get_provider("lab")
+    assert lab is not None
+    lab.kind, lab.base_url = "anthropic", llm_server.anthropic_url
+    app = make_app(center)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 2, question="Cached?")
+        await wait_until(pilot, lambda: all_done(screen.columns))
+        await pilot.pause()
+        for column in screen.order:
+            assert column.answer_usage() == (89, 6)
+            assert "in 89 out 6" in column.header.content.plain

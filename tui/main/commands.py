@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+#: A palette entry: its title, its help, and what it runs (an action's result may be awaitable).
+Command = tuple[str, str, Callable[[], object]]
 
-async def _call(callback: Any) -> None:
+
+async def _call(callback: Callable[[], object]) -> None:
     result = callback()
-    if hasattr(result, "__await__"):
+    if inspect.isawaitable(result):
         await result
 
 
 class MainCommands(Provider):
     """Asks the screen for its commands (`palette_commands()`) each time the palette opens."""
 
-    def _commands(self) -> list[tuple[str, str, Any]]:
-        source = getattr(self.screen, "palette_commands", None)
+    def _commands(self) -> list[Command]:
+        source = getattr(self.screen, "palette_commands", None)  # the main screen's (other screens have none)
         return list(source()) if callable(source) else []
 
     async def discover(self) -> Hits:

@@ -34,6 +34,12 @@ class RunState:
     round_reported: bool = False
     input_tokens: int = 0
     output_tokens: int = 0
+    #: The size of this round's request as the engine counted it before sending (`StreamBegan.request_tokens`):
+    #: "tokens in" until the server reports usage, which many do only at the end of the answer (0 once it has).
+    round_input_estimate: int = 0
+    #: The run failed because the server refused the request for its size (`ContextExceeded`): the screen offers
+    #: to compact the dialog, move its oldest turns out, or send again.
+    context_exceeded: bool = False
     #: Calls started and not finished: call id -> (function id, arguments).
     running_tools: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     outcome: str = ""
@@ -56,6 +62,7 @@ class RunState:
         self.first_token_at = 0.0
         self.round_deltas = 0
         self.round_reported = False
+        self.round_input_estimate = 0
 
     def tokens_per_second(self, now: float | None = None) -> float:
         """Output speed of the current (or last) round: deltas over the time since the first one."""

@@ -77,6 +77,8 @@ def wait_for(
         try:
             item = engine.questions.get()
         except KeyboardInterrupt:
+            if future.done():  # finished meanwhile; the ctrl+c may even have cut `get` after it took the _DONE
+                return future.result()
             engine.call_soon(interrupt)
             continue
         if item is _DONE:

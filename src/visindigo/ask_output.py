@@ -65,6 +65,9 @@ class Sink(Protocol):
     def pause(self) -> None:
         """Something else is about to be written to the terminal (a line on stderr)."""
 
+    def settle(self) -> None:
+        """A round of the answer is complete: show all of it as it stays."""
+
     def finish(self) -> None: ...
 
 
@@ -94,6 +97,7 @@ class TextOutput:
         elif isinstance(event, events.StreamEnded):
             self._answer_text(self._answer.flush())
             self._end_reasoning()
+            self.sink.settle()
             self._separate = bool(self._written)  # a later round's text starts a new paragraph
         elif isinstance(event, events.ToolCallStarted):
             self._line(f"tool {event.function_id} {_arguments(event.arguments)}")
@@ -172,6 +176,9 @@ class PlainSink:
     def pause(self) -> None:
         pass
 
+    def settle(self) -> None:
+        pass
+
     def finish(self) -> None:
         if self._wrote and not self._ends_line:
             self.write("\n")
@@ -207,9 +214,13 @@ class MarkdownSink:
             self._paint()
 
     def _print(self, text: str) -> None:
-        if self._printed:
-            self.console.print()  # the blank line rich puts between two blocks of one document
-        self.console.print(rendered(text))
+        with self.console.capture() as captured:
+            self.console.print(rendered(text))
+        # rich starts some blocks (lists) with an empty line of their own; one blank line separates two blocks,
+        # as in a document rendered whole
+        output = captured.get().lstrip("\n")
+        self.console.file.write(("\n" if self._printed else "") + output)
+        self.console.file.flush()
         self._printed = True
 
     def _paint(self) -> None:
@@ -242,11 +253,14 @@ class MarkdownSink:
             self._live = None
             self._painted_at = 0.0
 
-    def finish(self) -> None:
+    def settle(self) -> None:
         self.pause()
         if self.pending.strip():
             self._print(self.pending)
         self.pending = ""
+
+    def finish(self) -> None:
+        self.settle()
 
 
 def split_settled(text: str) -> tuple[str, str]:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.llm_server import LLMServer, RecordedRequest, Reply, openai_stream  # noqa: E402
+from tests.llm_server import LLMServer, RecordedRequest, Reply, openai_stream
 
 HTTPX_PLAIN = "import httpx; httpx.post({url!r}, json={{'model': 'm', 'messages': []}})"
 HTTPX_LEAN = "import sys; sys.modules['httpx._main'] = None; " + HTTPX_PLAIN

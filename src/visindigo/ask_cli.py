@@ -42,7 +42,7 @@ def add_commands(commands: Any) -> None:
         "ask",
         help="ask one question from the shell; the answer streams to stdout",
         description="Ask a question without the full screen. The question is the arguments, stdin (attached as "
-        "a text named stdin: `cat build.log | visindigo ask \"why does this fail?\"`), or both. The dialog is "
+        'a text named stdin: `cat build.log | visindigo ask "why does this fail?"`), or both. The dialog is '
         "saved like any other: the app lists it and continues it.",
         epilog="Exit status: 0 answered, 1 failed, 2 wrong usage, 130 interrupted (the partial answer is saved).",
     )
@@ -178,10 +178,9 @@ async def answer(center: Center, dialog: Dialog, output: Output, approver: Appro
                 elif isinstance(event, EmptyAnswer):  # a RunFinished follows; it is no answer all the same
                     reason = f" (finish reason: {event.finish_reason})" if event.finish_reason else ""
                     empty, problem = True, f"the model sent an empty answer{reason}"
-                elif isinstance(event, ToolCallFinished) and approver.refused is not None:
-                    if event.call_id == approver.refused.call_id:
-                        status, problem = FAILED, approver.refusal()
-                        break
+                elif isinstance(event, ToolCallFinished) and approver.refused_call == event.call_id:
+                    status, problem = FAILED, approver.refusal()
+                    break
     except asyncio.CancelledError:  # ctrl+c (asyncio.run turns the first one into a cancel)
         status, problem = INTERRUPTED, ""
     except BrokenPipeError:
@@ -222,6 +221,10 @@ class Approver:
         if self.refused is None:
             self.refused = request
         return Approval.DENY
+
+    @property
+    def refused_call(self) -> str:
+        return self.refused.call_id if self.refused is not None else ""
 
     def _names_of(self, request: ToolCallRequest) -> set[str]:
         """Every name that allows this call: its id, its display name, its package tool, its MCP server."""

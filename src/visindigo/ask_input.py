@@ -116,8 +116,8 @@ def fill_template(center: Center, dialog: Dialog, name: str, values: dict[str, s
         raise UsageError(f"the template {_shown(name)!r} has no field {_shown(unknown[0])!r} (its fields: {listed})")
     missing = [spec.name for spec in fields if spec.required and spec.default is None and spec.name not in values]
     if missing:
-        example = f"-v {missing[0]}=VALUE"
-        raise UsageError(f"the template {_shown(name)!r} needs a value for {', '.join(missing)} (give it with {example})")
+        needed, first = ", ".join(missing), missing[0]
+        raise UsageError(f"the template {_shown(name)!r} needs a value for {needed} (give it with -v {first}=VALUE)")
     problems = [problem for spec in fields if spec.name in values and (problem := spec.check(values[spec.name]))]
     if problems:
         raise UsageError(f"the template {_shown(name)!r}: " + " ".join(problems))

@@ -344,7 +344,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "completion":
         return completion.run(args)
     if args.command in (
-        *config_cli.COMMANDS, *doctor.COMMANDS, *tools_cli.COMMANDS, *dialogs_cli.COMMANDS, *ask_cli.COMMANDS
+        *config_cli.COMMANDS,
+        *doctor.COMMANDS,
+        *tools_cli.COMMANDS,
+        *dialogs_cli.COMMANDS,
+        *ask_cli.COMMANDS,
     ):
         # these print config problems themselves; without this, logging's last resort repeats them on stderr
         import logging

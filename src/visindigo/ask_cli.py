@@ -68,6 +68,11 @@ def add_commands(commands: Any) -> None:
         "-c", "--continue", dest="continue_last", action="store_true", help="continue the dialog changed last"
     )
     which.add_argument("--dialog", metavar="ID", default=None, help="continue this dialog (id or its beginning)")
+    ask.add_argument(
+        "--first-part",
+        action="store_true",
+        help="attach only the first part of a text over the size limit (the model is told) instead of refusing it",
+    )
     ask.add_argument("--no-save", action="store_true", help="keep this question and answer out of the store")
     ask.add_argument("--json", action="store_true", help="write the run's events as JSON, one object per line")
     ask.add_argument("--reasoning", action="store_true", help="show the model's reasoning on stderr")
@@ -127,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _prepare(center: Center, args: argparse.Namespace, question: Question) -> Dialog:
     """The dialog to ask in, with this run's choices applied and the question appended."""
+    from visindigo.engine import Dialog, Skill
+
     from .ask_input import build_messages
     from .ask_store import choose_dialog
 
@@ -136,18 +143,24 @@ def _prepare(center: Center, args: argparse.Namespace, question: Question) -> Di
 
         known = ", ".join(clean_line(p.id, 40) for p in center.providers) or "none is configured"
         raise UsageError(f"--provider {clean_line(provider_id, 40)!r} is not configured (known: {known})")
-    dialog = choose_dialog(center, args)
-    messages = build_messages(center, dialog, question)
+    chosen = choose_dialog(center, args)
+    dialog = chosen if chosen is not None else Dialog(center)  # registered once its question is ready
+    before = dialog.provider_id, dialog.model_id
     if provider_id:
         dialog.provider_id = provider_id
     if getattr(args, "model", ""):
         dialog.model_id = args.model
+    try:
+        messages = build_messages(center, dialog, question)
+    except BaseException:  # a refused question changes nothing of the dialog it was to continue
+        dialog.provider_id, dialog.model_id = before
+        raise
     if args.system is not None:
-        from visindigo.engine import Skill
-
         dialog.add_skill(Skill(SYSTEM_SKILL, args.system, "the system prompt given to visindigo ask --system"))
     if not dialog.title:
         dialog.title = question.title(messages)
+    if chosen is None:
+        center.add_dialog(dialog)
     for message in messages:
         dialog.append_message(message)
     return dialog

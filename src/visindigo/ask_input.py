@@ -15,26 +15,23 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 from .ask_errors import AskError, UsageError
 
 if TYPE_CHECKING:
-    from visindigo.engine import Center, Dialog, Message, Prompt
+    from visindigo.engine import Center, Dialog, Message, ModelInfo, Prompt
+    from visindigo.engine.attachments import Attachment
 
-#: The name stdin's text is attached under.
+#: The name stdin's bytes are attached under.
 STDIN_NAME = "stdin"
-
-
-@dataclass
-class Attached:
-    """A text attached to the question: stdin, or a file given with -f."""
-
-    name: str
-    text: str
 
 
 @dataclass
 class Question:
     text: str = ""
-    attached: list[Attached] = field(default_factory=list)
+    #: What a pipe or a file on stdin held (attached as a file named "stdin"), or None.
+    stdin: bytes | None = None
+    files: list[Path] = field(default_factory=list)
     template: str | None = None
     values: dict[str, str] = field(default_factory=dict)
+    #: --first-part: a text over the limit is attached cut to it (the model is told) instead of refused.
+    first_part: bool = False
 
     def title(self, messages: list[Message]) -> str:
         """A new dialog's title: from the question, else from the template's text or name, else the attachments."""
@@ -45,11 +42,11 @@ class Question:
         for message in messages:
             if message.name:
                 return make_title(message.content) or message.name
-        return ", ".join(attached.name for attached in self.attached)
+        return ", ".join(attachment.display_name for message in messages for attachment in message.attachments)
 
 
 def read_question(args: argparse.Namespace, stdin: TextIO | None) -> Question:
-    """The question the command line describes; raises `UsageError` or `AskError` (a file that cannot be read)."""
+    """The question the command line describes (its files are read by `build_messages`); raises `UsageError`."""
     question = Question(text=" ".join(args.question).strip(), template=args.template)
     for item in args.var:
         name, equals, value = item.partition("=")
@@ -58,12 +55,10 @@ def read_question(args: argparse.Namespace, stdin: TextIO | None) -> Question:
         question.values[name.strip()] = value
     if question.values and question.template is None:
         raise UsageError("-v gives a template's values: name the template with --template NAME")
-    piped = _read_stdin(stdin)
-    if piped is not None:
-        question.attached.append(attached_text(STDIN_NAME, piped))
-    for path in args.file:
-        question.attached.append(attached_text(str(path), read_file(path)))
-    if not question.text and not question.attached and question.template is None:
+    question.stdin = _read_stdin(stdin)
+    question.files = list(args.file)
+    question.first_part = args.first_part
+    if not question.text and question.stdin is None and not question.files and question.template is None:
         raise UsageError(
             'no question: give it as arguments (visindigo ask "…"), on stdin, or as a template (--template NAME)'
         )
@@ -75,18 +70,24 @@ def _read_stdin(stdin: TextIO | None) -> bytes | None:
     a closed stdin, or nothing at all."""
     if stdin is None:
         return None
+    from visindigo.engine.attachments.limits import MAX_FILE_BYTES
+
     try:
         if stdin.isatty():
             return None
         source: BinaryIO = stdin.buffer
-        data = source.read()
+        data = source.read(MAX_FILE_BYTES + 1)  # one byte more than is ever attached: enough to refuse it
     except (OSError, ValueError, AttributeError):  # fd 0 closed, or a stream without bytes
         return None
     return data if data.strip() else None
 
 
 def build_messages(center: Center, dialog: Dialog, question: Question) -> list[Message]:
-    """The messages to append: the filled template (if any), then the question, with the attachments on the last."""
+    """The messages to append: the filled template (if any), then the question, with the attachments on the last.
+
+    `dialog` is where the question goes (not yet holding it): its model's window bounds how much text may be
+    attached, and a model that takes no images refuses them here, before anything is appended or sent.
+    """
     from visindigo.engine import Message, Role
 
     messages: list[Message] = []
@@ -94,8 +95,14 @@ def build_messages(center: Center, dialog: Dialog, question: Question) -> list[M
         messages.append(fill_template(center, dialog, question.template, question.values))
     if question.text or not messages:
         messages.append(Message(Role.USER, question.text))
-    last = messages[-1]
-    last.content = attach_texts(last.content, question.attached)
+    attachments = read_attachments(center, dialog, question)
+    if attachments:
+        from visindigo.engine.attachments import send_problem
+
+        problem = send_problem(center, dialog, attachments)
+        if problem:
+            raise AskError(problem)
+        messages[-1].attachments = attachments
     return messages
 
 
@@ -154,62 +161,54 @@ def _shown(text: str) -> str:
     return clean_line(text, 60)
 
 
-# --- attached texts ---------------------------------------------------------------------------------------------
-# PLACEHOLDER, to be replaced by the engine's attachment API (engine/attachments, branch `attach`) once it is
-# merged: these functions read a text the simplest way and put it into the message as a fenced block, so that
-# stdin and -f work meanwhile. Images, PDFs, the composer's size rule and the stored-once attachments come with
-# that API; only `attached_text`, `read_file` and `attach_texts` change.
-
-#: The most text attached from one source (the composer's default limit).
-TEXT_LIMIT = 100_000
+# --- attachments ------------------------------------------------------------------------------------------------
 
 
-def read_file(path: Path) -> bytes:
-    """The bytes of a file given with -f; `AskError` says why it cannot be attached."""
-    import stat
+def read_attachments(center: Center, dialog: Dialog, question: Question) -> list[Attachment]:
+    """stdin and the -f files as attachments, by the composer's rules (`engine.attachments`): `AskError` names the
+    first that cannot be attached; a text over the limit is attached in part only with --first-part."""
+    import os
 
-    shown = _shown(str(path))
+    from visindigo.engine.attachments import text_limit, window_room
+
+    room = window_room(_model_of(center, dialog), dialog.messages)
+    limit = text_limit(center.settings, room)
+    attachments = []
+    if question.stdin is not None:
+        attachments.append(_piped(question.stdin, limit, question.first_part))
+    for path in question.files:
+        attachments.append(_read(path, os.getcwd(), limit, question.first_part))
+    return attachments
+
+
+def _read(path: str | Path, start_folder: str, limit: int, first_part: bool) -> Attachment:
+    from visindigo.engine.attachments import AttachmentError, AttachmentTooLarge, read_attachment
+
     try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise AskError(f"cannot attach {shown}: there is no such file") from None
-    except OSError as error:
-        raise AskError(f"cannot attach {shown}: {error.strerror or error}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise AskError(f"cannot attach {shown}: it is a folder")
-    if not stat.S_ISREG(info.st_mode):
-        raise AskError(f"cannot attach {shown}: it is not a regular file (a pipe or a device)")
-    if info.st_size > TEXT_LIMIT:
-        raise AskError(f"cannot attach {shown}: {info.st_size:,} bytes, over the {TEXT_LIMIT:,}-byte limit")
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(TEXT_LIMIT + 1)
-    except OSError as error:
-        raise AskError(f"cannot attach {shown}: {error.strerror or error}") from None
+        return read_attachment(path, start_folder=start_folder, text_limit=limit)
+    except AttachmentTooLarge as too_large:
+        if first_part:
+            return too_large.first_part()
+        raise AskError(f"cannot attach: {too_large.message} (pass --first-part for that)") from None
+    except AttachmentError as error:
+        raise AskError(f"cannot attach: {error.message}") from None
 
 
-def attached_text(name: str, data: bytes) -> Attached:
-    """`data` as an attached text; `AskError` for what is not UTF-8 text or too long."""
-    shown = _shown(name)
-    if len(data) > TEXT_LIMIT:
-        raise AskError(f"cannot attach {shown}: {len(data):,} bytes, over the {TEXT_LIMIT:,}-byte limit")
-    if b"\0" in data:
-        raise AskError(f"cannot attach {shown}: it is not text (only text can be attached here)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise AskError(f"cannot attach {shown}: it is not UTF-8 text") from None
-    return Attached(name, text)
+def _piped(data: bytes, limit: int, first_part: bool) -> Attachment:
+    """stdin's bytes as an attachment named "stdin", read by the same rules as a file: they are written to a
+    private temporary file and read back from it (a text, an image or a PDF, decided by the content)."""
+    import dataclasses
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="visindigo-ask-") as folder:  # mode 0700: only this user reads it
+        (Path(folder) / STDIN_NAME).write_bytes(data)
+        attachment = _read(STDIN_NAME, folder, limit, first_part)
+    return dataclasses.replace(attachment, name=STDIN_NAME)
 
 
-def attach_texts(content: str, attached: list[Attached]) -> str:
-    """`content` followed by each attached text as a fenced block headed by its name."""
-    parts = [content] if content else []
-    for item in attached:
-        longest = run = 0
-        for char in item.text:
-            run = run + 1 if char == "`" else 0
-            longest = max(longest, run)
-        fence = "`" * max(3, longest + 1)
-        parts.append(f"{item.name}:\n{fence}\n{item.text.rstrip(chr(10))}\n{fence}")
-    return "\n\n".join(parts)
+def _model_of(center: Center, dialog: Dialog) -> ModelInfo | None:
+    """The model the dialog will ask, as far as the configured models tell (None: its window is unknown)."""
+    provider = center.get_provider(dialog.provider_id) if dialog.provider_id else center.default_provider
+    if provider is None:
+        return None
+    return provider.get_model(dialog.model_id or provider.default_model)

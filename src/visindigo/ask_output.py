@@ -193,10 +193,10 @@ class MarkdownSink:
     screen shows its last lines as they are.
     """
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, console: Console | None = None) -> None:
         from rich.console import Console
 
-        self.console: Console = Console(file=stream, highlight=False, emoji=False, markup=False)
+        self.console = console or Console(file=stream, highlight=False, emoji=False, markup=False)
         self.pending = ""
         self._printed = False
         self._live: Live | None = None

@@ -71,10 +71,10 @@ def _demo_center() -> Center:
     return center
 
 
-def choose_dialog(center: Center, args: argparse.Namespace) -> Dialog:
-    """The dialog named by --dialog, the one changed last for --continue, else a new one."""
+def choose_dialog(center: Center, args: argparse.Namespace) -> Dialog | None:
+    """The dialog named by --dialog, or the one changed last for --continue; None: ask in a new one."""
     if args.dialog is None and not args.continue_last:
-        return center.create_dialog()
+        return None
     from .dialogs_cli import CommandError, find_dialog
 
     if args.dialog is not None:

@@ -383,7 +383,8 @@ def run_ask(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # before the run started, or a second ctrl+c while it was being stopped
         return ask_cli.INTERRUPTED
     except Exception as error:
-        return _fail(describe_failure(error, "ask").removeprefix("visindigo: "))
+        say(describe_failure(error, "ask"), file=sys.stderr)
+        return 1
 
 
 def run_guarded(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:

@@ -4,6 +4,8 @@ Measured in one run, interleaved so that a busy machine slows every case alike:
 - `python -c pass`: the interpreter alone, start to exit (the yardstick: the target is ask <= 3x this);
 - httpx: a fresh interpreter that imports httpx and POSTs to the server, start to the request's arrival — plainly
   (`import httpx`, which loads httpx's command line and rich with it), and as the engine imports it (without);
+- the import of the asynchronous HTTP stack alone (asyncio, httpx, httpcore, anyio's asyncio backend), start to
+  exit: what any asyncio httpx client (the engine's adapters use one) pays before its first request;
 - `visindigo ask "…"`: start to the chat request's arrival, with a config naming the loopback provider and its
   model (so no model list is fetched first) and a store that already exists (the usual case).
 Every case runs with bytecode caching on (as after an install), whatever PYTHONDONTWRITEBYTECODE says here.
@@ -29,6 +31,8 @@ from tests.llm_server import LLMServer, RecordedRequest, Reply, openai_stream
 
 HTTPX_PLAIN = "import httpx; httpx.post({url!r}, json={{'model': 'm', 'messages': []}})"
 HTTPX_LEAN = "import sys; sys.modules['httpx._main'] = None; " + HTTPX_PLAIN
+#: What an asyncio httpx client loads before its first request (httpcore's async pool runs on anyio).
+ASYNC_STACK = "import sys; sys.modules['httpx._main'] = None; import asyncio, httpx, httpcore, anyio._backends._asyncio"
 
 
 class Arrivals:
@@ -94,6 +98,7 @@ def main() -> None:
             "httpx request (without its CLI)": lambda: to_request(
                 [python, "-c", HTTPX_LEAN.format(url=server.openai_url + "/chat/completions")], arrivals, env
             ),
+            "async HTTP stack (import only)": lambda: to_exit([python, "-c", ASYNC_STACK], env),
             "visindigo ask": lambda: to_request(ask, arrivals, env),
         }
         for measure in cases.values():  # warm the file cache, and let the first ask create the store
@@ -109,7 +114,8 @@ def main() -> None:
     lean = medians["httpx request (without its CLI)"]
     ask_time = medians["visindigo ask"]
     print(f"\nask / python -c pass = {ask_time / base:.2f} (target <= 3)")
-    print(f"ask / lean httpx request = {ask_time / lean:.2f}; ask's own cost = {(ask_time - lean) * 1000:.0f} ms")
+    stack = medians["async HTTP stack (import only)"]
+    print(f"ask / lean httpx request = {ask_time / lean:.2f}; ask / async HTTP stack import = {ask_time / stack:.2f}")
 
 
 if __name__ == "__main__":

@@ -597,3 +597,42 @@ def test_markdown_streamed_block_by_block_reads_as_the_whole_document_rendered_a
     whole = screen_of(lambda console, stream: console.print(rendered(document)))
     assert screen_of(streamed) == whole
     assert "The end." in whole and any("one" in line for line in whole)
+
+
+def test_mcp_tools_run_as_in_the_app_allowed_by_their_server_name(tmp_path: Path, llm_server: LLMServer) -> None:
+    server = f"[mcp_servers.time]\ncommand = {json.dumps(sys.executable)}\n"
+    server += 'args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]'
+    home = configure(tmp_path, llm_server, extra=server, models=TOOL_MODEL)
+    call = openai_tool_call("call_t", "time__get_current_time", ['{"timezone": "UTC"}'])
+    llm_server.queue(openai_stream(tool_calls=call, finish="tool_calls"))
+    refused = ask(home, "what time is it?")
+    assert refused.returncode == 1 and "--allow-tool time__get_current_time" in refused.stderr
+    offered = [tool["function"]["name"] for tool in llm_server.requests[0].json["tools"]]
+    assert "time__get_current_time" in offered
+    llm_server.queue(openai_stream(tool_calls=call, finish="tool_calls"), openai_stream(["It is now."]))
+    allowed = ask(home, "--allow-tool", "time", "what time is it?")
+    assert allowed.returncode == 0 and allowed.stdout == "It is now.\n", allowed.stderr
+    result = llm_server.requests[-1].json["messages"][-1]
+    assert result["role"] == "tool" and "UTC" in result["content"] and "datetime" in result["content"]
+
+
+def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path: Path, llm_server: LLMServer) -> None:
+    """`visindigo ask … | head -c 20`: once the pipe's reader has gone, the run stops, the partial answer is kept."""
+    home = configure(tmp_path, llm_server)
+    llm_server.queue(openai_stream(["Start", *[f" and {n}" for n in range(40)]], delay_between=0.2))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "visindigo", "ask", "go"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment(home),
+        cwd=ROOT,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert _read_some(process.stdout.fileno()).startswith(b"Start")
+    process.stdout.close()
+    errors = process.stderr.read()
+    assert process.wait(timeout=60) == 141
+    assert errors == b""
+    answer = stored(home)[0][-1]
+    assert answer[0] is Role.ASSISTANT and answer[1].startswith("Start")

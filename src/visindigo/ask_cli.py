@@ -1,6 +1,6 @@
 """`visindigo ask`: one question from the shell, the answer on stdout, the dialog in the app's store.
 
-The question comes from the arguments, stdin (attached as a text named "stdin"), `-f` files and `--template`;
+The question comes from the arguments, stdin (attached as a file named "stdin"), `-f` files and `--template`;
 the answer streams to stdout as it arrives (`ask_output`). The dialog is an ordinary one of the store
 (`ask_store`): the app lists it and continues it, and `--continue` / `--dialog` continue the app's.
 Exit status: 0 answered, 1 failed (one line on stderr), 2 wrong usage, 130 interrupted (ctrl+c; the partial
@@ -42,7 +42,7 @@ def add_commands(commands: Any) -> None:
         "ask",
         help="ask one question from the shell; the answer streams to stdout",
         description="Ask a question without the full screen. The question is the arguments, stdin (attached as "
-        'a text named stdin: `cat build.log | visindigo ask "why does this fail?"`), or both. The dialog is '
+        'a file named stdin: `cat build.log | visindigo ask "why does this fail?"`), or both. The dialog is '
         "saved like any other: the app lists it and continues it.",
         epilog="Exit status: 0 answered, 1 failed, 2 wrong usage, 130 interrupted (the partial answer is saved).",
     )

@@ -3,6 +3,7 @@ back as the app opens it (`Center.open` on the same home)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -63,6 +64,30 @@ def stored(home: Path) -> list[list[tuple[Role, str]]]:
         return [[(m.role, m.content) for m in dialog.messages] for dialog in dialogs if dialog is not None]
     finally:
         center.close()
+
+
+def start_ask(home: Path, *argv: str) -> subprocess.Popen[bytes]:
+    """`visindigo ask` running, its stdout and stderr pipes to read as it writes."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "visindigo", "ask", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment(home),
+        cwd=ROOT,
+    )
+
+
+@contextlib.contextmanager
+def app_holding(home: Path) -> Iterator[None]:
+    """Another process holds the store of `home` open, as a running app does."""
+    holder = subprocess.Popen([sys.executable, str(HOLDER), str(home)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        yield
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
 
 
 def only_dialog(home: Path) -> Center:
@@ -239,13 +264,8 @@ def held(tmp_path: Path, llm_server: LLMServer) -> Iterator[Path]:
     home = configure(tmp_path, llm_server)
     llm_server.queue(openai_stream(["Earlier answer"]))
     assert ask(home, "earlier question").returncode == 0
-    holder = subprocess.Popen([sys.executable, str(HOLDER), str(home)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    with app_holding(home):
         yield home
-    finally:
-        holder.kill()
-        holder.wait(timeout=10)
 
 
 def test_a_running_app_is_not_disturbed_the_answer_comes_and_says_it_is_not_saved(
@@ -268,14 +288,9 @@ def test_after_the_app_closes_the_store_is_as_it_was(tmp_path: Path, llm_server:
     home = configure(tmp_path, llm_server)
     llm_server.queue(openai_stream(["Earlier answer"]), openai_stream(["Not kept"]))
     assert ask(home, "earlier question").returncode == 0
-    holder = subprocess.Popen([sys.executable, str(HOLDER), str(home)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    with app_holding(home):
         result = ask(home, "-c", "asked while the app runs")
         assert result.returncode == 0 and "not saved" in result.stderr
-    finally:
-        holder.kill()
-        holder.wait(timeout=10)
     assert stored(home) == [[(Role.USER, "earlier question"), (Role.ASSISTANT, "Earlier answer")]]
 
 
@@ -327,14 +342,7 @@ def test_ctrl_c_after_the_first_delta_exits_130_and_keeps_the_partial_answer_mar
     home = configure(tmp_path, llm_server)
     pieces = ["First words", *[f" more {n}" for n in range(40)]]
     llm_server.queue(openai_stream(pieces, delay_between=0.25))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "visindigo", "ask", "tell me a long story"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=environment(home),
-        cwd=ROOT,
-    )
+    process = start_ask(home, "tell me a long story")
     assert process.stdout is not None and process.stderr is not None
     first = _read_some(process.stdout.fileno())
     assert first.startswith(b"First words")
@@ -358,14 +366,7 @@ def test_ctrl_c_after_the_first_delta_exits_130_and_keeps_the_partial_answer_mar
 def test_ctrl_c_in_json_mode_ends_with_an_interrupted_end_record(tmp_path: Path, llm_server: LLMServer) -> None:
     home = configure(tmp_path, llm_server)
     llm_server.queue(openai_stream([f"piece {n} " for n in range(40)], delay_between=0.25))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "visindigo", "ask", "--json", "go on"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=environment(home),
-        cwd=ROOT,
-    )
+    process = start_ask(home, "--json", "go on")
     assert process.stdout is not None
     seen = b""
     while b'"stream_delta"' not in seen:
@@ -620,14 +621,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path: Path, llm_server
     """`visindigo ask … | head -c 20`: once the pipe's reader has gone, the run stops, the partial answer is kept."""
     home = configure(tmp_path, llm_server)
     llm_server.queue(openai_stream(["Start", *[f" and {n}" for n in range(40)]], delay_between=0.2))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "visindigo", "ask", "go"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=environment(home),
-        cwd=ROOT,
-    )
+    process = start_ask(home, "go")
     assert process.stdout is not None and process.stderr is not None
     assert _read_some(process.stdout.fileno()).startswith(b"Start")
     process.stdout.close()

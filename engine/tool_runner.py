@@ -16,7 +16,7 @@ from .function import Function
 
 # jsonschema (with referencing, attrs and its format checkers) is imported by the first validation: a run that
 # calls no tool never needs it, and `visindigo ask` would wait for it before sending its question. The app
-# loads it in its warm-up (its start-up warm-up), so its first tool call does not wait either.
+# loads it in its start-up warm-up, so its first tool call does not wait either.
 
 
 @dataclass(frozen=True, slots=True)

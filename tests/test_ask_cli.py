@@ -248,8 +248,9 @@ def test_continue_and_dialog_append_to_dialogs_the_app_lists(tmp_path: Path, llm
 def test_no_save_keeps_the_store_as_it_was(tmp_path: Path, llm_server: LLMServer) -> None:
     home = configure(tmp_path, llm_server)
     llm_server.queue(openai_stream(["One"]), openai_stream(["Two"]), openai_stream(["Three"]))
-    result = ask(home, "--no-save", "a question")
-    assert (result.returncode, result.stdout, result.stderr) == (0, "One\n", "")
+    result = ask(home, "--no-save", "--json", "a question")
+    assert result.returncode == 0 and result.stderr == ""
+    assert json.loads(result.stdout.splitlines()[-1])["saved"] is False
     assert not (home / "data").exists()  # nothing was created either
     assert ask(home, "kept").returncode == 0
     result = ask(home, "--no-save", "-c", "follow-up")  # reads the dialog to continue, writes nothing

@@ -98,8 +98,6 @@ def run(args: argparse.Namespace) -> int:
         question = read_question(args, sys.stdin)
     except UsageError as error:
         return _fail(str(error), USAGE)
-    except AskError as error:
-        return _fail(str(error), FAILED)
     from visindigo.engine.storage.errors import StoreError
 
     from .ask_store import open_center
@@ -125,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
         approver = Approver(dialog, allow_all=args.allow_tools, names=args.allow_tool)
         import asyncio
 
-        return asyncio.run(answer(center, dialog, output, approver, saved=not unsaved))
+        saved = center.store is not None and not center.read_only
+        return asyncio.run(answer(center, dialog, output, approver, saved=saved))
     finally:
         center.close()
 

@@ -164,7 +164,7 @@ def test_an_image_for_a_model_without_images_is_refused_before_anything_is_sent(
     Image.new("RGB", (8, 8), "red").save(picture, format="PNG")
     home = configure(tmp_path, llm_server)
     result = ask(home, "what is in this picture?", stdin=picture.getvalue())
-    assert result.returncode == 1 and "takes images" in result.stderr and result.stderr.count("\n") == 1
+    assert result.returncode == 1 and "takes no images" in result.stderr and result.stderr.count("\n") == 1
     assert llm_server.requests == [] and stored(home) == []
 
 

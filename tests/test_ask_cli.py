@@ -631,3 +631,74 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path: Path, llm_server
     assert errors == b""
     answer = stored(home)[0][-1]
     assert answer[0] is Role.ASSISTANT and answer[1].startswith("Start")
+
+
+# --- the app, on the same store -------------------------------------------------------------------------------------
+
+
+async def test_continue_then_the_app_lists_the_dialog_opens_it_first_and_continues_it(
+    tmp_path: Path, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.tui.helpers import main_screen, make_app, settle, type_text, wait_until
+
+    home = configure(tmp_path, llm_server)
+    llm_server.queue(openai_stream(["First answer"]), openai_stream(["Second answer"]), openai_stream(["In the app"]))
+    assert ask(home, "first question").returncode == 0
+    assert ask(home, "-c", "second question").returncode == 0
+    monkeypatch.setenv("ASK_TEST_KEY", KEY)  # the app on the same home, with the same config and key
+    center = Center.open(home)
+    try:
+        (summary,) = center.dialog_summaries()
+        app = make_app(center=center)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = main_screen(app)
+            assert await wait_until(pilot, lambda: screen.dialog.id == summary.id)  # the dialog changed last
+            tree = screen.sidebar.dialog_tree
+            node = tree.node_for(summary.id)
+            assert node is not None and "first question" in str(node.label)
+            shown = [screen.pane.view_for(index) for index in range(4)]
+            texts = [view.copy_text() if view is not None else "" for view in shown]
+            assert texts == ["first question", "First answer", "second question", "Second answer"]
+            await type_text(pilot, "third question")
+            await pilot.press("enter")
+            await settle(pilot)
+            assert screen.dialog.last_message.content == "In the app"
+        history = [(m["role"], m["content"]) for m in llm_server.requests[-1].json["messages"]]
+        assert history[:4] == [
+            ("user", "first question"),
+            ("assistant", "First answer"),
+            ("user", "second question"),
+            ("assistant", "Second answer"),
+        ] and history[-1] == ("user", "third question")
+    finally:
+        center.close()
+    assert stored(home)[0][-2:] == [(Role.USER, "third question"), (Role.ASSISTANT, "In the app")]
+
+
+# --- a terminal: Markdown rendered ----------------------------------------------------------------------------------
+
+
+def test_on_a_terminal_markdown_is_rendered_and_in_a_pipe_it_stays_as_written(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    import pyte
+
+    home = configure(tmp_path, llm_server)
+    document = ["## Shopping", "\n\nBuy **three** apples", ".\n\n- one\n", "- two\n\n```\ncode()\n```\n"]
+    llm_server.queue(openai_stream(document), openai_stream(document))
+    output = run_in_pty(
+        [sys.executable, "-m", "visindigo", "ask", "a list"],
+        {**environment(home), "TERM": "xterm-256color", "COLUMNS": "60", "LINES": "24"},
+        cwd=ROOT,
+    )
+    assert b"\x1b[1m" in output  # bold was drawn as bold (SGR 1), not as asterisks
+    screen = pyte.Screen(60, 24)
+    pyte.Stream(screen).feed(output.decode("utf-8", "replace"))
+    lines = [line.rstrip() for line in screen.display if line.strip()]
+    text = "\n".join(lines)
+    assert "Shopping" in text and "##" not in text and "**" not in text and "```" not in text
+    assert "Buy three apples." in text and any(line.lstrip().startswith("•") and "one" in line for line in lines)
+    assert any("code()" in line for line in lines)
+
+    piped = ask(home, "a list")
+    assert piped.stdout == "".join(document).rstrip("\n") + "\n"  # a pipe gets the Markdown as the model wrote it

@@ -21,8 +21,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
@@ -572,7 +572,7 @@ def _unique_ids(calls: list[ToolCallPart]) -> list[ToolCallPart]:
     for call in calls:
         call_id = call.id
         if not call_id or call_id in seen:
-            call_id = f"call_{uuid.uuid4().hex[:24]}"
+            call_id = f"call_{os.urandom(12).hex()}"
             call = ToolCallPart(call_id, call.name, call.arguments, call.extra)
         seen.add(call_id)
         result.append(call)

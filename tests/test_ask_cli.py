@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -198,6 +199,7 @@ def test_json_writes_one_event_per_line_and_reasoning_goes_to_stderr_only_when_a
     assert records[5]["input_tokens"] == 7 and records[5]["output_tokens"] == 2
     end = records[-1]
     assert (end["status"], end["exit_code"], end["saved"]) == ("answered", 0, True)
+    assert uuid.UUID(end["dialog_id"]).version == 4  # made without the uuid module (start-up), still a UUID
     center = only_dialog(home)
     try:
         assert center.get_dialog(end["dialog_id"]) is not None
@@ -702,3 +704,26 @@ def test_on_a_terminal_markdown_is_rendered_and_in_a_pipe_it_stays_as_written(
 
     piped = ask(home, "a list")
     assert piped.stdout == "".join(document).rstrip("\n") + "\n"  # a pipe gets the Markdown as the model wrote it
+
+
+# --- start-up -------------------------------------------------------------------------------------------------------
+
+#: What a piped question without tools never needs; each was once loaded by every `ask` (bench/ask_start.py).
+NOT_LOADED = ["textual", "rich", "jsonschema", "uuid", "platform", "logging.handlers", "shlex", "PIL", "pypdf"]
+
+
+def test_a_piped_question_loads_nothing_it_does_not_need(tmp_path: Path, llm_server: LLMServer) -> None:
+    home = configure(tmp_path, llm_server)
+    llm_server.queue(openai_stream(["ok"]))
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "visindigo", "ask", "say ok"],
+        capture_output=True,
+        env=environment(home),
+        timeout=120,
+        cwd=ROOT,
+        text=True,
+    )
+    assert done.returncode == 0 and done.stdout == "ok\n"
+    loaded = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "httpx" in loaded and "visindigo.engine.run_loop" in loaded  # the list is read right
+    assert [name for name in NOT_LOADED if name in loaded] == []

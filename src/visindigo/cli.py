@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import gc
 import os
-import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -291,6 +290,8 @@ def run_serve(args: argparse.Namespace) -> int:
     problem = port_problem(args.host, args.port)
     if problem:
         return _fail(problem)
+    import shlex
+
     command = " ".join(shlex.quote(part) for part in serve_command(args))
     server = Server(command, host=args.host, port=args.port, title="Visindigo", public_url=args.public_url)
     try:

@@ -618,6 +618,11 @@ def test_mcp_tools_run_as_in_the_app_allowed_by_their_server_name(tmp_path: Path
     assert allowed.returncode == 0 and allowed.stdout == "It is now.\n", allowed.stderr
     result = llm_server.requests[-1].json["messages"][-1]
     assert result["role"] == "tool" and "UTC" in result["content"] and "datetime" in result["content"]
+    approved = configure(tmp_path / "approved", llm_server, extra=server + '\napproval = "allow"', models=TOOL_MODEL)
+    llm_server.queue(openai_stream(tool_calls=call, finish="tool_calls"), openai_stream(["Allowed by the config."]))
+    by_config = ask(approved, "what time is it?")  # the server's approval in the config: no flag needed
+    assert by_config.returncode == 0 and by_config.stdout == "Allowed by the config.\n", by_config.stderr
+    assert llm_server.requests[-1].json["messages"][-1]["role"] == "tool"
 
 
 def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path: Path, llm_server: LLMServer) -> None:

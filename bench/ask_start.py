@@ -10,7 +10,7 @@ Measured in one run, interleaved so that a busy machine slows every case alike:
   model (so no model list is fetched first) and a store that already exists (the usual case).
 Every case runs with bytecode caching on (as after an install), whatever PYTHONDONTWRITEBYTECODE says here.
 
-Prints the median of each and the ratios. Run: .venv/bin/python bench/ask_start.py [--runs 15]
+Prints the median of each (wall clock and CPU) and the ratios. Run: .venv/bin/python bench/ask_start.py [--runs 15]
 """
 
 from __future__ import annotations
@@ -48,24 +48,37 @@ class Arrivals:
         return openai_stream(["ok"], usage=(3, 1), one_chunk=True)
 
 
-def to_request(argv: list[str], arrivals: Arrivals, env: dict[str, str]) -> float:
-    """Seconds from starting `argv` to its request reaching the server (the process then runs to its end)."""
+def to_request(argv: list[str], arrivals: Arrivals, env: dict[str, str]) -> tuple[float, float]:
+    """Seconds from starting `argv` to its request reaching the server, and the CPU seconds the process used in
+    all (it runs to its end after the request)."""
     arrivals.arrived.clear()
     started = time.perf_counter()
     process = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     if not arrivals.arrived.wait(60):
         process.kill()
         raise SystemExit(f"no request arrived from {argv}")
-    process.wait(60)
+    cpu = reap(process)
     if process.returncode:
         raise SystemExit(f"{argv} failed with status {process.returncode}")
-    return arrivals.at - started
+    return arrivals.at - started, cpu
 
 
-def to_exit(argv: list[str], env: dict[str, str]) -> float:
+def to_exit(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Seconds from starting `argv` to its end, and the CPU seconds it used."""
     started = time.perf_counter()
-    subprocess.run(argv, env=env, check=True, stdin=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    process = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL)
+    cpu = reap(process)
+    if process.returncode:
+        raise SystemExit(f"{argv} failed with status {process.returncode}")
+    return time.perf_counter() - started, cpu
+
+
+def reap(process: subprocess.Popen[bytes]) -> float:
+    """Wait for the process; the user + system CPU seconds it used. On a loaded machine (other processes on the
+    cores) the wall-clock times stretch, and not alike: the CPU times barely move, so they are printed too."""
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime
 
 
 def write_home(home: Path, url: str) -> None:
@@ -103,19 +116,27 @@ def main() -> None:
         }
         for measure in cases.values():  # warm the file cache, and let the first ask create the store
             measure()
-        times: dict[str, list[float]] = {name: [] for name in cases}
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
         for _ in range(runs):
             for name, measure in cases.items():
                 times[name].append(measure())
-    medians = {name: statistics.median(values) for name, values in times.items()}
-    base = medians["python -c pass"]
-    for name, value in medians.items():
-        print(f"{name:34s} {value * 1000:7.1f} ms   {value / base:4.1f}x python -c pass")
-    lean = medians["httpx request (without its CLI)"]
-    ask_time = medians["visindigo ask"]
-    print(f"\nask / python -c pass = {ask_time / base:.2f} (target <= 3)")
-    stack = medians["async HTTP stack (import only)"]
+    wall = {name: statistics.median(t for t, _ in values) for name, values in times.items()}
+    cpu = {name: statistics.median(c for _, c in values) for name, values in times.items()}
+    base, base_cpu = wall["python -c pass"], cpu["python -c pass"]
+    print(f"{'':34s} {'to the request (wall)':>30s}   {'CPU, start to exit':>26s}")
+    for name in cases:
+        print(
+            f"{name:34s} {wall[name] * 1000:8.1f} ms {wall[name] / base:5.1f}x pass   "
+            f"{cpu[name] * 1000:8.1f} ms {cpu[name] / base_cpu:5.1f}x pass"
+        )
+    lean, stack, ask_time = (
+        wall["httpx request (without its CLI)"],
+        wall["async HTTP stack (import only)"],
+        wall["visindigo ask"],
+    )
+    print(f"\nask / python -c pass = {ask_time / base:.2f} (target <= 3); CPU: {cpu['visindigo ask'] / base_cpu:.2f}")
     print(f"ask / lean httpx request = {ask_time / lean:.2f}; ask / async HTTP stack import = {ask_time / stack:.2f}")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

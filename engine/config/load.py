@@ -162,7 +162,7 @@ def _build_mcp_servers(config: Config, problems: list[ConfigProblem]) -> list[MC
             for key in MCPServer.unknown_keys(entry):
                 problems.append(
                     ConfigProblem(config.config_file, dotted((section, name, key)), "is not a setting of an MCP "
-                                  "server and is ignored (see the README's MCP servers section)")
+                                  "server and is ignored (docs/mcp.md, “Configuring servers”, lists them)")
                 )
             seen.add(name)
             servers.append(server)

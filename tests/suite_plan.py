@@ -39,6 +39,7 @@ FIXTURE_GROUPS: dict[str, tuple[str, ...]] = {
 #: node-id prefixes of the slow tests
 SLOW: tuple[str, ...] = (
     "tests/interop/",
+    "tests/test_network_guard.py::test_an_attempt_in_a_worker_or_its_child_fails_the_run",
     "tests/engine/config/test_quick_check.py::test_every_single_mistake_in_a_full_config_is_judged_as_jsonschema_judges_it",
     "tests/engine/config/test_quick_check.py::test_the_quick_check_agrees_with_jsonschema_on_config_documents",
     "tests/engine/mcp/test_end_to_end.py::test_a_call_that_never_answers_times_out_and_the_dialog_goes_on",
@@ -165,6 +166,10 @@ MAX_WORKERS = 4
 
 
 def auto_workers() -> int:
+    """`-n auto`: PYTEST_XDIST_AUTO_NUM_WORKERS if set (as pytest-xdist reads it), else one worker per core."""
+    chosen = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").strip()
+    if chosen.isdigit():
+        return max(1, int(chosen))
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux

@@ -176,6 +176,19 @@ SLOW: tuple[str, ...] = (
     "tests/tui/workbench/test_workbench_behaviour.py::test_the_drawer_follows_the_stream_from_the_last_message_and_never_says_live_with_no_reasoning",
     "tests/tui/workbench/test_workbench_behaviour.py::test_the_footer_offers_esc_cancel_only_while_an_answer_can_be_cancelled",
     "tests/tui/workbench/test_workbench_behaviour.py::test_tok_s_is_live_while_streaming_then_the_last_answers_figure_is_marked",
+    "tests/test_ask_cli.py::test_mcp_tools_run_as_in_the_app_allowed_by_their_server_name",
+    "tests/test_ask_cli.py::test_continue_then_the_app_lists_the_dialog_opens_it_first_and_continues_it",
+    "tests/test_ask_cli.py::test_files_are_attached_by_the_composers_rules",
+    "tests/test_ask_cli.py::test_continue_and_dialog_append_to_dialogs_the_app_lists",
+    "tests/test_ask_cli.py::test_json_writes_one_event_per_line_and_reasoning_goes_to_stderr_only_when_asked",
+    "tests/test_ask_cli.py::test_a_template_is_filled_without_the_form_and_missing_values_are_named",
+    "tests/test_ask_cli.py::test_no_save_keeps_the_store_as_it_was",
+    "tests/test_ask_cli.py::test_after_the_app_closes_the_store_is_as_it_was",
+    "tests/test_ask_cli.py::test_a_running_app_is_not_disturbed_the_answer_comes_and_says_it_is_not_saved",
+    "tests/test_ask_cli.py::test_system_model_and_provider_apply_to_the_dialog",
+    "tests/test_ask_cli.py::test_on_a_terminal_markdown_is_rendered_and_in_a_pipe_it_stays_as_written",
+    "tests/test_ask_cli.py::test_hostile_model_output_never_reaches_a_terminal_as_escape_sequences",
+    "tests/test_ask_cli.py::test_a_failed_answer_is_status_1_with_one_line_and_the_question_kept",
 )
 
 #: workers for `-n auto`: one per core, at most this many

@@ -24,7 +24,7 @@ from visindigo.engine import Center
 from visindigo.tui import platform
 from visindigo.tui.common.sanitize import clean, clean_line, cut
 from visindigo.tui.features import Features
-from visindigo.tui.main.commands import MainCommands
+from visindigo.tui.main.keys import MainCommands
 from visindigo.tui.main.screen import MainScreen
 from visindigo.tui.platform.terminal_driver import LeavingOnSignals
 from visindigo.tui.start.options import AppOptions, configured_cursor_blink, configured_fps

@@ -83,10 +83,17 @@ class Features:
         return list(result.messages or (result.message,)), bool(result.send)
 
     async def edit_parameters(self, app: App[Any], dialog: Dialog) -> bool:
+        from visindigo.engine.providers.capabilities import forced_choice_note
         from visindigo.tui.setup.parameters import ParametersScreen
 
         tools = [function.id for function in dialog.effective_functions()]
-        chosen = await app.push_screen_wait(ParametersScreen(dialog.parameters, tools, title=dialog.title))
+        center = dialog.center
+        provider = None
+        if center is not None:
+            provider = center.get_provider(dialog.provider_id) if dialog.provider_id else center.default_provider
+        note = forced_choice_note(provider) if tools else ""
+        screen = ParametersScreen(dialog.parameters, tools, title=dialog.title, tool_choice_note=note)
+        chosen = await app.push_screen_wait(screen)
         if chosen is None:
             return False
         dialog.parameters = chosen  # stored with the dialog (a dialog not sent yet keeps them for its first run)

@@ -177,6 +177,9 @@ class CompareScreen(Screen[CompareOutcome]):
     def _relabel(self) -> None:
         for position, column in enumerate(self.order):
             column.set_label(BLIND_LABELS[position] if self.blind else str(position + 1), blind=self.blind)
+            # the last column by order, not by `:last-of-type`, which Textual works out from the columns shown: in
+            # tabs (below 120 columns) only one is, and after widening again the separators stood in wrong places
+            column.set_class(position == len(self.order) - 1, "-last")
         self._refresh_chrome()
 
     def activate(self, position: int, *, focus: bool = True) -> None:

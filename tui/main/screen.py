@@ -20,12 +20,13 @@ from textual import on
 from textual.binding import BindingType
 from textual.worker import Worker
 
-from visindigo.engine import Center, Dialog
+from visindigo.engine import Center, Dialog, Message
 from visindigo.tui.chat.composer import ComposerInput
 from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.common.copy_actions import copy_last_answer, save_last_copy
 from visindigo.tui.common.messages import DialogsChanged, WorkbenchNews, listen
 from visindigo.tui.main import modals
+from visindigo.tui.main.context import ContextActions
 from visindigo.tui.main.dialog_tree import DialogTree
 from visindigo.tui.main.keys import BINDINGS, PALETTE, PaletteCommand, palette_commands
 from visindigo.tui.main.launchers import AppServices, Launchers
@@ -61,6 +62,7 @@ class MainScreen(Workspace):
         self.services = services
         self.launch = Launchers(self, services)
         self._unsubscribe: Callable[[], None] = lambda: None
+        self.context = ContextActions(self)
 
     async def on_mount(self) -> None:
         self._unsubscribe = listen(self, self.workbench, news.RunStarted, news.RunEnded)
@@ -81,11 +83,20 @@ class MainScreen(Workspace):
         self.workbench.refresh_tree()
         await self.sidebar.populate()  # draws the tree now, as the first thing after the first frame
 
+    def now_showing(self, dialog: Dialog) -> None:
+        """The pane shows `dialog` now; the context meter learns its model's window."""
+        super().now_showing(dialog)
+        self.context.learn_window(dialog)
+
     # --- what the widgets report ------------------------------------------------------------------------------
 
     def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
         self.refresh_bindings()  # "esc Cancel" in the footer while the shown dialog runs
+        if isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id == self.dialog.id:
+            run = self.runs.get(event.dialog_id)
+            if run is not None and run.context_exceeded:
+                self.context.after_refusal(self.dialog, event.error)
         if isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id != self.dialog.id:
             shown_elsewhere = self.services is not None and self.services.feature_screens.in_comparison(
                 self.app, event.dialog_id
@@ -105,6 +116,13 @@ class MainScreen(Workspace):
     def _switched(self, event: MessagePane.DialogSwitched) -> None:
         if event.pane is self.pane:
             self.now_showing(event.dialog)
+
+    @on(MessagePane.ContextRequested)
+    def _context_requested(self, event: MessagePane.ContextRequested) -> None:
+        if event.pane is self.pane:
+            {"pin": self.context.pin, "details": self.context.details, "ledger": self.context.ledger}[event.what](
+                event.index
+            )
 
     @on(MessagePane.EditRequested)
     def _edit_requested(self, event: MessagePane.EditRequested) -> None:
@@ -161,6 +179,12 @@ class MainScreen(Workspace):
         if self.resources.servers():
             self.action_attach_resource()
 
+    async def send(self, text: str | Message) -> None:
+        """A question that will not fit the model's window waits for the user's choice (`main.context`)."""
+        if isinstance(text, str) and not self.context.may_send(text):
+            return
+        await super().send(text)
+
     # --- screen-wide keys --------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -206,6 +230,12 @@ class MainScreen(Workspace):
 
     def action_attach_resource(self) -> None:
         self.launch.attach_resource()
+
+    def action_compact(self) -> None:
+        self.context.compact()
+
+    def action_move_out(self) -> None:
+        self.context.compact(moved=True)
 
     def action_delete_dialog(self) -> None:
         self.delete_dialog(self.dialog.id)

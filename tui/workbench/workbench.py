@@ -16,7 +16,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from visindigo.engine import Center, Dialog, Message, Role
 from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallRequest
@@ -24,6 +24,7 @@ from visindigo.engine.lookup import SearchHit
 from visindigo.engine.storage.errors import StoreRepairing
 from visindigo.tui.workbench import branches
 from visindigo.tui.workbench.attachments import Pending, attach_pending
+from visindigo.tui.workbench.context import ContextWork
 from visindigo.tui.workbench.events import (
     DialogChanged,
     MessageAdded,
@@ -33,6 +34,7 @@ from visindigo.tui.workbench.events import (
     TreeChanged,
     WorkbenchEvent,
 )
+from visindigo.tui.workbench.refusal import Refused
 from visindigo.tui.workbench.runs import Runs, RunState
 from visindigo.tui.workbench.status import StatusInfo, UsageTally, status_info
 
@@ -40,18 +42,6 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[WorkbenchEvent], None]
 _ASKING = (Role.USER, Role.PROMPT)
-
-
-#: How a refusal is shown: the severities of a Textual notice (named here: the workbench imports no Textual).
-Severity = Literal["information", "warning", "error"]
-
-
-class Refused(Exception):
-    """The workbench will not do this now; `str(error)` says why, for the user (`severity` as for a notice)."""
-
-    def __init__(self, message: str, severity: Severity = "warning") -> None:
-        super().__init__(message)
-        self.severity = severity
 
 
 @contextlib.contextmanager
@@ -109,6 +99,8 @@ class Workbench:
         #: MCP resources that go with each dialog's next message (see `attachments`).
         self.pending_resources: Pending = {}
         self._usage = UsageTally()
+        #: The meter, compaction, pins and the ledger (`workbench.context`).
+        self.context = ContextWork(self)
         self._listeners: list[Listener] = []
 
     # --- listeners ---------------------------------------------------------------------------------------
@@ -393,4 +385,5 @@ class Workbench:
 
     def status(self, dialog: Dialog | None = None) -> StatusInfo:
         dialog = dialog or self.shown
-        return status_info(self.center, dialog, self.runs.get(dialog.id), self._usage.of(dialog))
+        usage = self._usage.of(dialog, self.center)
+        return status_info(self.center, dialog, self.runs.get(dialog.id), usage, self.context.meter(dialog))

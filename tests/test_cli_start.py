@@ -26,6 +26,13 @@ ARGVS = [
     ["-V"],
     ["--help"],
     ["doctor", "--help"],
+    ["ask", "why?", "--model", "m"],  # `ask` is read by a parser with that one subcommand
+    ["--model", "m", "--data-dir", "d", "ask", "-c", "more"],
+    ["ask", "-f", "a.log", "-f", "b.log", "--template", "T", "-v", "x=1", "--json"],
+    ["ask", "--no-such-option"],
+    ["ask", "-c", "--dialog", "x", "q"],
+    ["ask", "--help"],
+    ["ask"],
 ]
 
 
@@ -52,3 +59,5 @@ def test_a_plain_start_builds_no_subcommand_parser(monkeypatch: pytest.MonkeyPat
     assert built == []
     assert cli.parse_arguments(["list"]).command == "list"
     assert built == [True]
+    assert cli.parse_arguments(["ask", "why?"]).question == ["why?"]
+    assert built == [True]  # `ask` builds its own parser alone

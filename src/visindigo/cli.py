@@ -12,13 +12,22 @@ import argparse
 import contextlib
 import gc
 import os
-import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from visindigo import __version__, completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
+from visindigo import (
+    __version__,
+    ask_cli,
+    completion,
+    config_cli,
+    dialogs_cli,
+    doctor,
+    scores_cli,
+    tools_cli,
+    usage_cli,
+)
 from visindigo.cli_output import say
 
 if TYPE_CHECKING:
@@ -81,9 +90,9 @@ def _paths_help() -> str:
     )
 
 
-def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
+def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentParser:
     """The command line's parser; without `commands`, the run options alone, raising `argparse.ArgumentError`
-    instead of printing it (see `parse_arguments`)."""
+    instead of printing it (see `parse_arguments`); with `only`, the one subcommand of that name (`ask`)."""
     parser = _Parser(
         prog="visindigo",
         description="A full-screen terminal workstation for large language models.",
@@ -102,8 +111,11 @@ def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
         parser.set_defaults(command=None)
         return parser
     subparsers = parser.add_subparsers(
-        dest="command", metavar="{serve,list,export,import,scores,config,doctor,tools,completion}"
+        dest="command", metavar="{ask,serve,list,export,import,scores,config,doctor,tools,completion}"
     )
+    ask_cli.add_commands(subparsers)
+    if only == "ask":
+        return parser
     serve = subparsers.add_parser(
         "serve",
         help="serve the app to a web browser (textual-serve)",
@@ -127,10 +139,12 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     """The arguments, as the full parser reads them.
 
     A plain `visindigo [run options]` is read by the run options' parser alone: the thirteen subcommands'
-    parsers took ~10 ms of every start to build (argparse looks up its translations for each one). Anything
-    else — a command, --help, a mistake, the shell asking for completions — goes to the full parser, which
-    says what it says for it.
+    parsers took ~10 ms of every start to build (argparse looks up its translations for each one). `visindigo
+    ask`, which scripts start again and again, is read by a parser with that one subcommand. Anything else — a
+    command, --help, a mistake, the shell asking for completions — goes to the full parser, which says what it
+    says for it.
     """
+    only = ""
     if "_ARGCOMPLETE" not in os.environ and not {"-h", "--help"} & set(argv):
         try:
             args, rest = build_parser(commands=False).parse_known_args(argv)
@@ -138,7 +152,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
             rest = argv
         if not rest:
             return args
-    parser = build_parser()
+        if rest[0] in ask_cli.COMMANDS:
+            only = rest[0]
+    parser = build_parser(only=only)
     completion.complete_if_asked(parser)
     return parser.parse_args(argv)
 
@@ -285,6 +301,8 @@ def run_serve(args: argparse.Namespace) -> int:
     problem = port_problem(args.host, args.port)
     if problem:
         return _fail(problem)
+    import shlex
+
     command = " ".join(shlex.quote(part) for part in serve_command(args))
     server = Server(command, host=args.host, port=args.port, title="Visindigo", public_url=args.public_url)
     try:
@@ -337,7 +355,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("--fps must be between 0.5 and 60")
     if args.command == "completion":
         return completion.run(args)
-    if args.command in (*config_cli.COMMANDS, *doctor.COMMANDS, *tools_cli.COMMANDS, *dialogs_cli.COMMANDS):
+    if args.command in (
+        *config_cli.COMMANDS,
+        *doctor.COMMANDS,
+        *tools_cli.COMMANDS,
+        *dialogs_cli.COMMANDS,
+        *ask_cli.COMMANDS,
+    ):
         # these print config problems themselves; without this, logging's last resort repeats them on stderr
         import logging
 
@@ -345,6 +369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in config_cli.COMMANDS:
         return config_cli.run(args)
     start_log(args)
+    if args.command in ask_cli.COMMANDS:
+        return run_ask(args)
     if args.command == "serve":
         return run_serve(args)
     if args.command in dialogs_cli.COMMANDS:
@@ -361,6 +387,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_app(args)
     except Exception as error:
         return _fail(describe_failure(error, "").removeprefix("visindigo: "))
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    """`visindigo ask`, which writes its own output (cleaned, and on a terminal rendered: not through
+    `cleaned_output`, which would strip the rendering); what escapes it is one line, never a traceback."""
+    try:
+        return ask_cli.run(args)
+    except KeyboardInterrupt:  # before the run started, or a second ctrl+c while it was being stopped
+        return ask_cli.INTERRUPTED
+    except Exception as error:
+        say(describe_failure(error, "ask"), file=sys.stderr)
+        return 1
 
 
 def run_guarded(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:

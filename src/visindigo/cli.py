@@ -67,6 +67,23 @@ def _add_run_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> N
     parser.add_argument("--served", action="store_true", default=default(False), help=argparse.SUPPRESS)
 
 
+def _add_plain_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> None:
+    """The plain line mode's options, on the top level and on `chat`."""
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        default=argparse.SUPPRESS if sub else False,
+        help="a line-by-line conversation instead of the full-screen app, for screen readers and dumb terminals "
+        "(also chosen when TERM=dumb, or stdin or stdout is not a terminal)",
+    )
+    parser.add_argument(
+        "--color",
+        action="store_true",
+        default=argparse.SUPPRESS if sub else False,
+        help="colour the labels of --plain mode (never under NO_COLOR)",
+    )
+
+
 class _Parser(argparse.ArgumentParser):
     """The top-level parser; its --help ends with the files in use, worked out only when help is printed."""
 
@@ -107,15 +124,24 @@ def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentP
         help="write a debug log to the logs folder (twice: with message text); also VISINDIGO_LOG=debug|trace",
     )
     _add_run_options(parser)
+    _add_plain_options(parser)
     if not commands:
         parser.set_defaults(command=None)
         return parser
     subparsers = parser.add_subparsers(
-        dest="command", metavar="{ask,serve,list,export,import,scores,config,doctor,tools,completion}"
+        dest="command", metavar="{ask,chat,serve,list,export,import,scores,config,doctor,tools,completion}"
     )
     ask_cli.add_commands(subparsers)
     if only == "ask":
         return parser
+    chat = subparsers.add_parser(
+        "chat",
+        help="talk to a model: the app, or with --plain a line-by-line conversation",
+        description="Talk to a model in the full-screen app, or with --plain as a line-by-line conversation (no "
+        "cursor addressing, no colour unless asked): the same dialogs, providers, tools and templates.",
+    )
+    _add_run_options(chat, sub=True)
+    _add_plain_options(chat, sub=True)
     serve = subparsers.add_parser(
         "serve",
         help="serve the app to a web browser (textual-serve)",
@@ -237,15 +263,48 @@ def run_app(args: argparse.Namespace) -> int:
         gc.enable()
 
 
-def _run_app(args: argparse.Namespace) -> int:
+def _opened_center(args: argparse.Namespace) -> Center | int:
+    """The run's Center, or the exit status after saying in one line why it cannot be opened."""
     from visindigo.engine.storage.errors import StoreError
 
     try:
-        center = open_center(args)
+        return open_center(args)
     except StoreError as error:
         return _fail_served(args, str(error))
     except OSError as error:
         return _fail_served(args, f"cannot open Visindigo's files: {error}")
+
+
+def plain_chosen(args: argparse.Namespace) -> bool:
+    """--plain, or a terminal that cannot show the app (never for a browser tab of `visindigo serve`)."""
+    if getattr(args, "plain", False):
+        return True
+    if getattr(args, "served", False):
+        return False
+    from visindigo.plain import wanted
+
+    return wanted(os.environ, sys.stdout, sys.stdin)
+
+
+def run_plain(args: argparse.Namespace) -> int:
+    """The plain line mode over the same Center the app would open (see `visindigo.plain`)."""
+    center = _opened_center(args)
+    if isinstance(center, int):
+        return center
+    from visindigo.plain.session import PlainOptions
+    from visindigo.plain.start import run
+
+    options = PlainOptions(demo=args.demo, provider=args.provider, model=args.model, colour=args.color)
+    try:
+        return run(center, options)
+    finally:
+        center.close()
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    center = _opened_center(args)
+    if isinstance(center, int):
+        return center
     from visindigo.tui.app import AppOptions, VisindigoApp
 
     options = AppOptions(demo=args.demo, provider=args.provider, model=args.model, stream_fps=args.fps)
@@ -384,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in tools_cli.COMMANDS:
         return run_guarded(tools_cli.run, args)
     try:
-        return run_app(args)
+        return run_plain(args) if plain_chosen(args) else run_app(args)
     except Exception as error:
         return _fail(describe_failure(error, "").removeprefix("visindigo: "))
 

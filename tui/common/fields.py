@@ -17,7 +17,7 @@ sequences and never parsed as markup.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -30,6 +30,9 @@ from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
 from visindigo.engine.templates import TemplateField
 from visindigo.tui.common.sanitize import clean
+
+if TYPE_CHECKING:
+    from visindigo.engine.mcp_server import MCPServer
 
 #: Characters a date or a number input accepts; anything else is refused as it is typed.
 _RESTRICT = {"date": r"[0-9-]*", "month": r"[0-9-]*", "time": r"[0-9:]*"}
@@ -184,13 +187,22 @@ class EditingArea(TextArea):
 #
 
 
+@runtime_checkable
+class Completing(Protocol):
+    """What suggests an argument's values: an MCP server's completion (`engine.mcp.MCPManager.complete`)."""
+
+    async def complete(
+        self, server: MCPServer, kind: str, name: str, argument: str, value: str, context: dict[str, str] | None = None
+    ) -> list[str]: ...
+
+
 class ServerSuggester(Suggester):
     """Asks `source.complete(server, kind, name, argument, value, context)` for the first match."""
 
     def __init__(
         self,
-        source: Any,
-        server: Any,
+        source: Completing,
+        server: MCPServer,
         kind: str,
         name: str,
         argument: str,

@@ -106,7 +106,9 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
     ]
 
     def __init__(self, center: Center, options: AppOptions | None = None) -> None:
-        super().__init__()
+        # NO_COLOR (https://no-color.org): Textual drops every colour when the theme is on the terminal's own
+        # palette, so ask for that palette; the theme picked below shows cursors by text style instead.
+        super().__init__(ansi_color=True if "NO_COLOR" in os.environ else None)
         platform.install(self)  # the seam's shims, each checked against the installed Textual
         self.center = center
         self.options = options or AppOptions()
@@ -135,6 +137,8 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
             user_dir = self.center.paths.config_dir / "themes"
         self._startup_notices += [f"theme {p}" for p in register_themes(self, user_dir)]
         wanted = str(self.center.settings.get("theme") or getattr(DEFAULT_THEME, "name", DEFAULT_THEME))
+        if self.no_color:
+            wanted = "visindigo-no-color"
         if wanted in self.available_themes:
             self._start_in_theme(wanted)
         else:

@@ -441,13 +441,15 @@ class VisindigoApp(CrashLogging, StagedDisplay, StoreChecking, LeavingOnSignals,
     # --- help and palette -------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
+        from visindigo.tui.chat.vim import configured_keys
         from visindigo.tui.common.help import HelpScreen
         from visindigo.tui.main.key_help import help_sections
         from visindigo.tui.platform.crash import log_line
 
         keys = self.center.settings.get("keys")
         keymap = keys if isinstance(keys, dict) else None
-        self.push_screen(HelpScreen(help_sections(self, keymap), keymap=keymap, footer=log_line(self.center.paths)))
+        sections = help_sections(self, keymap, vim=configured_keys(self.center) == "vim")
+        self.push_screen(HelpScreen(sections, keymap=keymap, footer=log_line(self.center.paths)))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

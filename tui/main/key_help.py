@@ -16,6 +16,7 @@ from textual.dom import DOMNode
 
 from visindigo.tui.chat.composer import ComposerInput
 from visindigo.tui.chat.message_pane import MessagePane
+from visindigo.tui.chat.vim import HELP as VIM_HELP
 from visindigo.tui.common.help import HelpSection, bindings_of
 from visindigo.tui.main.dialog_tree import DialogTree
 from visindigo.tui.main.screen import MainScreen
@@ -27,8 +28,9 @@ def _keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
     return [binding.key]
 
 
-def help_sections(app: DOMNode, keymap: Mapping[str, Any] | None = None) -> list[HelpSection]:
-    """Sections for `HelpScreen`: everywhere, the main screen, then the messages, composer and tree."""
+def help_sections(app: DOMNode, keymap: Mapping[str, Any] | None = None, *, vim: bool = False) -> list[HelpSection]:
+    """Sections for `HelpScreen`: everywhere, the main screen, then the messages, composer (and its vim keys, with
+    `[ui] composer_keys = "vim"`) and tree."""
     keymap = {str(k): str(v) for k, v in (keymap or {}).items()}
     everywhere = [
         *bindings_of(app),
@@ -46,6 +48,9 @@ def help_sections(app: DOMNode, keymap: Mapping[str, Any] | None = None) -> list
         ("Dialog tree", DialogTree),
     ):
         sections.append((title, [b for b in bindings_of(widget) if not set(_keys_of(b, keymap)) <= taken]))
+        if widget is ComposerInput and vim:
+            vim_keys = [Binding(",".join(keys.split()), "vim", what) for keys, what in VIM_HELP]
+            sections.append(("Composer, vim keys (normal mode)", vim_keys))
     from visindigo.tui.compare.screen import CompareScreen
 
     sections.append(("Comparing models (alt+c)", bindings_of(CompareScreen)))

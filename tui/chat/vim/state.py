@@ -11,7 +11,7 @@ Mode = Literal["normal", "insert", "visual"]
 MODE_TITLES: dict[str, str] = {"normal": "NORMAL", "insert": "INSERT", "visual": "VISUAL"}
 
 HELP: list[tuple[str, str]] = [
-    ("esc", "insert or visual mode → normal mode; in normal mode esc cancels or closes as it always does"),
+    ("esc", "vim keys: insert or visual mode → normal mode; in normal mode esc cancels or closes as it always does"),
     ("enter", "send (in every mode); ctrl+j starts a new line in insert mode"),
     ("h j k l", "left, down, up, right (a count before: 3j)"),
     ("w b e", "next word, back a word, end of the word"),

@@ -213,7 +213,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "default_model": doc({"type": "string"}, "replaces that provider's default_model", "qwen3-8b"),
         "theme": doc(
             {"type": "string", "minLength": 1},
-            "visindigo-dark, visindigo-light, visindigo-high-contrast, visindigo-colour-blind, visindigo-ansi, a Textual or a user theme",
+            "visindigo-dark, visindigo-light, visindigo-high-contrast, visindigo-colour-blind, visindigo-ansi, "
+            "a Textual or a user theme",
             "visindigo-dark",
         ),
         "prompt_dir": doc(

@@ -60,6 +60,10 @@ BINDINGS: list[BindingType] = [
     Binding("alt+d", "diff_alternatives", "Diff the alternatives here", show=False, id="diff", priority=True),
     Binding("alt+w", "divergences", "Where the answers part", show=False, id="divergences", priority=True),
     Binding("alt+k", "scores", "Comparison scores", show=False, id="scores", priority=True),
+    Binding("alt+l", "timeline", "Timeline of your questions", show=False, id="timeline", priority=True),
+    Binding("alt+f", "fork_here", "Fork here: a branch ending at this message", show=False, id="fork", priority=True),
+    Binding("alt+b", "tail_fork", "Tail fork: a new dialog from the last turns", show=False, id="tail-fork"),
+    Binding("alt+m", "label", "Label this message", show=False, id="label", priority=True),
 ]
 
 #: (action, title, help) of every screen-wide action; each one also has a key (a test checks both ways).
@@ -95,6 +99,10 @@ PALETTE: list[tuple[str, str, str]] = [
     ("diff_alternatives", "Diff alternatives", "Two answers at the cursor's ◀ n/m ▶ word by word, pair by pair"),
     ("divergences", "Where the answers part", "Every point in this dialog's family with alternatives, to jump to"),
     ("scores", "Scores", "Wins, losses and rating per model from your comparison picks; CSV export"),
+    ("timeline", "Timeline", "Every question of this dialog and its branches, to filter and jump to"),
+    ("fork_here", "Fork here", "A new branch whose history ends at the message under the cursor (or the last)"),
+    ("tail_fork", "Tail fork", "A new dialog from the last N turns, pointing back at this one"),
+    ("label", "Label message", "A short label on the message under the cursor (or the last), for the timeline"),
 ]
 
 

@@ -31,6 +31,7 @@ from visindigo.tui.common.sanitize import clean, clean_line
 from visindigo.tui.workbench import Workbench
 from visindigo.tui.workbench import events as news
 from visindigo.tui.workbench.branches import TreeIndex
+from visindigo.tui.workbench.timeline import labels_by_dialog
 
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 #: Seconds of quiet typing before a search runs.
@@ -130,6 +131,8 @@ class DialogTree(Tree[str]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("dialogs", id=id)
+        #: Labels of messages (workbench.timeline) per dialog, shown after the dialog's title.
+        self.labels: dict[str, list[str]] = {}
         self.show_root = False
         self.auto_expand = False
         self.guide_depth = 2
@@ -170,6 +173,8 @@ class DialogTree(Tree[str]):
                 current=dialog_id == current_id,
                 difference=_difference(index, dialog_id),
             )
+            for name in self.labels.get(dialog_id, ()):  # the labels of the shown family's messages
+                label.append(f"  #{name}", style="italic")
             children = index.children.get(dialog_id, [])
             node = parent.add(label, dialog_id, expand=True, allow_expand=bool(children))
             nodes[dialog_id] = node
@@ -376,6 +381,7 @@ class Sidebar(Vertical):
             return
         self._drawn = drawn
         running = set(self.workbench.runs.running_ids())
+        self.dialog_tree.labels = labels_by_dialog(self.workbench.family(self.workbench.shown))
         self.dialog_tree.rebuild(*drawn, running)
 
     def mark(self, *dialog_ids: str) -> None:

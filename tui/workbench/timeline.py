@@ -131,6 +131,14 @@ def labelled(family: Iterable[Dialog]) -> list[tuple[str, int, str]]:
     return found
 
 
+def labels_by_dialog(family: Iterable[Dialog]) -> dict[str, list[str]]:
+    """The family's labels per dialog (each shared message on the oldest dialog), for the tree."""
+    grouped: dict[str, list[str]] = {}
+    for dialog_id, _index, label in labelled(family):
+        grouped.setdefault(dialog_id, []).append(label)
+    return grouped
+
+
 # --- forks -----------------------------------------------------------------------------------------------------
 
 

@@ -106,6 +106,9 @@ async def test_a_label_is_asked_kept_on_the_message_and_shown_and_found_in_the_t
         await settle(pilot)
         assert screen.dialog.message_at(0).meta["label"] == "money"
         assert screen.dialog.message_at(0).role is Role.USER
+        await pilot.pause()
+        node = screen.sidebar.dialog_tree.node_for(screen.dialog.id)
+        assert node is not None and node.label.plain.endswith("#money")  # the tree shows it too
         await pilot.press("alt+l")
         timeline = await _open(pilot, TimelineScreen)
         assert "#money" in str(timeline.query_one(OptionList).get_option_at_index(0).prompt)

@@ -61,8 +61,10 @@ BINDINGS: list[BindingType] = [
     Binding("alt+w", "divergences", "Where the answers part", show=False, id="divergences", priority=True),
     Binding("alt+k", "scores", "Comparison scores", show=False, id="scores", priority=True),
     Binding("alt+l", "timeline", "Timeline of your questions", show=False, id="timeline", priority=True),
-    Binding("alt+f", "fork_here", "Fork here: a branch ending at this message", show=False, id="fork", priority=True),
-    Binding("alt+b", "tail_fork", "Tail fork: a new dialog from the last turns", show=False, id="tail-fork"),
+    Binding("alt+o", "fork_here", "Fork here: a branch ending at this message", show=False, id="fork", priority=True),
+    Binding(
+        "alt+n", "tail_fork", "Tail fork: a new dialog from the last turns", show=False, id="tail-fork", priority=True
+    ),
     Binding("alt+m", "label", "Label this message", show=False, id="label", priority=True),
 ]
 

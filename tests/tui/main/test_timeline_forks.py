@@ -1,4 +1,4 @@
-"""The timeline panel (alt+l), forks from any message (alt+f), tail forks (alt+b) and labels (alt+m) in the app."""
+"""The timeline panel (alt+l), forks from any message (alt+o), tail forks (alt+n) and labels (alt+m) in the app."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ async def test_fork_from_the_answer_under_the_cursor_makes_a_branch_ending_there
         await pilot.press("up", "up")
         await pilot.pause()
         assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
-        await pilot.press("alt+f")
+        await pilot.press("alt+o")
         await settle(pilot)
         branch = screen.dialog
         assert branch is not original and branch.branch_from_id == original.id
@@ -74,7 +74,7 @@ async def test_tail_fork_asks_how_many_turns_and_opens_the_new_dialog() -> None:
         for question in ("q1", "q2", "q3"):
             await _ask(pilot, question)
         original = screen.dialog
-        await pilot.press("alt+b")
+        await pilot.press("alt+n")
         ask = await _open(pilot, AskLineScreen)
         box = ask.query_one(Input)
         assert box.value == "2"

@@ -141,3 +141,16 @@ def test_a_label_on_a_shared_message_is_listed_once_for_the_family() -> None:
     assert child is not None and child.message_at(0).meta["label"] == "start"  # copied with the history
     members, _ = family_of(center, root)
     assert labelled(members) == [(root.id, 0, "start")]
+
+
+def test_dialog_search_finds_the_labels_of_the_shown_family() -> None:
+    from visindigo.tui.workbench import Workbench
+
+    center = Center()
+    root = conversation(center, [("q1", "a1"), ("q2", "a2")])
+    set_label(root, 1, "Best answer")
+    workbench = Workbench(center, dialog=root)
+    workbench.refresh_tree(root.id)
+    hits = workbench.search("#best")
+    assert [(h.dialog_id, h.message_index, h.snippet) for h in hits][:1] == [(root.id, 1, "#Best answer")]
+    assert workbench.search("nothing-like-it") == []

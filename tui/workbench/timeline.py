@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from visindigo.engine import Center, Dialog, Message, Role
 from visindigo.engine.branching import ASKING_ROLES, common_prefix
+from visindigo.engine.lookup import SearchHit
 from visindigo.engine.sanitize import clean_line
 
 LABEL_LIMIT = 40
@@ -129,6 +130,19 @@ def labelled(family: Iterable[Dialog]) -> list[tuple[str, int, str]]:
         seen.append(dialog)
         found += [(dialog.id, i, label) for i in range(shared, len(messages)) if (label := label_of(messages[i]))]
     return found
+
+
+def label_hits(family: Iterable[Dialog], query: str) -> list[SearchHit]:
+    """The family's labelled messages whose label has every word of `query`, as dialog search hits."""
+    words = query.casefold().split()
+    if not words:
+        return []
+    titles = {dialog.id: dialog.title for dialog in family}
+    return [
+        SearchHit(dialog_id, clean_line(titles.get(dialog_id, "")), index, f"#{label}")
+        for dialog_id, index, label in labelled(family)
+        if all(word.lstrip("#") in label.casefold() for word in words)
+    ]
 
 
 def labels_by_dialog(family: Iterable[Dialog]) -> dict[str, list[str]]:

@@ -109,6 +109,9 @@ async def test_a_label_is_asked_kept_on_the_message_and_shown_and_found_in_the_t
         await pilot.pause()
         node = screen.sidebar.dialog_tree.node_for(screen.dialog.id)
         assert node is not None and node.label.plain.endswith("#money")  # the tree shows it too
+        screen.sidebar.mark(screen.dialog.id)  # a run's start or end redraws the dialog's label: it keeps the label
+        await pilot.pause()
+        assert node.label.plain.endswith("#money")
         await pilot.press("alt+l")
         timeline = await _open(pilot, TimelineScreen)
         assert "#money" in str(timeline.query_one(OptionList).get_option_at_index(0).prompt)

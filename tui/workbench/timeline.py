@@ -14,7 +14,7 @@ not an alternative of the old dialog, so it is not nested in the tree as a branc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from visindigo.engine import Center, Dialog, Message, Role
@@ -202,3 +202,21 @@ def forked_from(dialog: Dialog) -> tuple[str, int] | None:
         if isinstance(origin, dict) and isinstance(origin.get("dialog_id"), str):
             return origin["dialog_id"], int(origin.get("index", 0))
     return None
+
+
+def turns_problem(most: int) -> Callable[[str], str | None]:
+    """The check for "how many turns": a whole number from 1 to `most`."""
+
+    def check(text: str) -> str | None:
+        if not text.isdigit() or not 1 <= int(text) <= most:
+            return f"A whole number from 1 to {most}, please."
+        return None
+
+    return check
+
+
+def message_kind(message: Message) -> str:
+    """ "answer", "tool call", "tool result", "system message" or "question", for the notices."""
+    if message.role is Role.ASSISTANT:
+        return "tool call" if message.tool_calls else "answer"
+    return {Role.TOOL: "tool result", Role.SYSTEM: "system message"}.get(message.role, "question")

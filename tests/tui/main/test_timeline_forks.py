@@ -1,4 +1,4 @@
-"""The timeline panel (alt+l), forks from any message (alt+o), tail forks (alt+n) and labels (alt+m) in the app."""
+"""The timeline panel (alt+l), forks from any message (alt+h), tail forks (alt+n) and labels (alt+m) in the app."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from textual.widgets import Input, OptionList
 
 from tests.tui.helpers import answer, main_screen, make_app, settle, type_text, wait_until
 from visindigo.engine import Role
-from visindigo.tui.main.timeline import AskLineScreen, TimelineScreen
+from visindigo.tui.history.screens import AskLineScreen, TimelineScreen
 
 
 async def _ask(pilot: Any, text: str) -> None:
@@ -58,7 +58,7 @@ async def test_fork_from_the_answer_under_the_cursor_makes_a_branch_ending_there
         await pilot.press("up", "up")
         await pilot.pause()
         assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
-        await pilot.press("alt+o")
+        await pilot.press("alt+h")
         await settle(pilot)
         branch = screen.dialog
         assert branch is not original and branch.branch_from_id == original.id

@@ -1,10 +1,11 @@
-"""The timeline panel (every question of the family, type to filter, enter jumps), and the small questions the
-fork, tail-fork and label keys ask. The rules are `workbench.timeline`'s; this is only what shows them."""
+"""The timeline panel (every question of the family, type to filter, enter jumps), and the one-line question the
+tail-fork and label keys ask. The rules are `workbench.timeline`'s; this is only what shows them. The main screen
+opens these through `main.launchers.FeatureScreens` (filled in `tui/features.py`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -152,22 +153,3 @@ class AskLineScreen(ModalFrame[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-
-def turns_problem(most: int) -> Callable[[str], str | None]:
-    """The check for "how many turns": a whole number from 1 to `most`."""
-
-    def check(text: str) -> str | None:
-        if not text.isdigit() or not 1 <= int(text) <= most:
-            return f"A whole number from 1 to {most}, please."
-        return None
-
-    return check
-
-
-def message_kind(role: Any, has_tool_calls: bool) -> str:
-    """ "answer", "tool call", "tool result" or "question", for the notices."""
-    name = getattr(role, "name", "")
-    if name == "ASSISTANT":
-        return "tool call" if has_tool_calls else "answer"
-    return {"TOOL": "tool result", "SYSTEM": "system message"}.get(name, "question")

@@ -77,6 +77,14 @@ class FieldRow(Vertical):
     FieldRow > Input:focus, FieldRow > TextArea:focus, FieldRow > Select:focus > SelectCurrent {
         background: $primary 25%;
     }
+    FieldRow > Input:focus:ansi, FieldRow > TextArea:focus:ansi, FieldRow > Select:focus:ansi > SelectCurrent {
+        background: $block-cursor-background;  /* an ANSI colour has no 25% */
+        color: $block-cursor-foreground;
+    }
+    FieldRow > Input.-invalid:ansi {
+        background: $background;
+        color: $text-error;
+    }
     FieldRow > Input.-invalid {
         background: $error 20%;
     }

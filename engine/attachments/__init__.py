@@ -26,6 +26,7 @@ from .limits import (
     text_limit,
     window_room,
 )
+from .listing import files_under, pasted_paths
 from .model import Attachment, AttachmentKind, AttachmentTooLarge, human_size
 from .reading import read_attachment
 
@@ -45,9 +46,11 @@ __all__ = [
     "AttachmentKind",
     "AttachmentTooLarge",
     "ImageLimits",
+    "files_under",
     "human_size",
     "image_limits_for",
     "image_refusal",
+    "pasted_paths",
     "question_has_images",
     "read_attachment",
     "send_problem",

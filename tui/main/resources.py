@@ -1,52 +1,58 @@
-"""Attaching MCP resources to the next message: the picker (`@` in the composer, or the palette), reading the
-chosen resource, refreshing it while it waits when the server says it changed. What is pending is the
-workbench's (`workbench.attachments`); it goes into the message when the message is sent (text as context,
-images as images, the URI in the message's meta — stored with it)."""
+"""Attaching MCP resources to the next message: the picker (`@` in the composer, alt+a, or the palette) — the
+same list as the files under the start folder, whose choice goes on to `attaching` — reading the chosen
+resource, refreshing it while it waits when the server says it changed. What is pending is the workbench's
+(`workbench.pending_resources`); it goes into the message when the message is sent (text as context, images as
+images, the URI in the message's meta — stored with it)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from visindigo.tui.workbench import Workbench
+from visindigo.tui.workbench.events import AttachmentsChanged
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
     from visindigo.engine.mcp.resources import ResourceContent
     from visindigo.tui.chat.composer import Composer
-    from visindigo.tui.mcp.resource_picker import PickedResource
+    from visindigo.tui.main.attaching import FileAttaching
+    from visindigo.tui.mcp.resource_picker import PickedFile, PickedResource
 
 
 class ResourceAttaching:
     """The main screen's part that attaches resources to the shown dialog's next message."""
 
-    def __init__(self, screen: Screen[Any], workbench: Workbench, composer: Composer) -> None:
+    def __init__(self, screen: Screen[Any], workbench: Workbench, composer: Composer, files: FileAttaching) -> None:
         self.screen = screen
         self.workbench = workbench
         self.composer = composer
+        self.files = files
 
     def servers(self) -> list[Any]:
         return [server for server in self.workbench.shown.effective_mcp_servers() if server.enabled]
 
     def open_picker(self, install_tool_source: Any) -> None:
-        servers = self.servers()
-        if not servers:
-            self.screen.notify(
-                "This dialog has no MCP servers, so there are no resources to attach.", severity="warning"
-            )
-            return
+        """The one list: the files under the start folder, and the resources of the dialog's servers."""
         from visindigo.tui.mcp.resource_picker import ResourcePickerScreen
 
-        install_tool_source()
-        source = self.workbench.center.tool_source
-        self.screen.app.push_screen(ResourcePickerScreen(source, servers), callback=self._picked)
+        servers = self.servers()
+        if servers:
+            install_tool_source()
+        source = self.workbench.center.tool_source if servers else None
+        picker = ResourcePickerScreen(source, servers, start_folder=self.files.start_folder)
+        self.screen.app.push_screen(picker, callback=self._picked)
 
-    def _picked(self, picked: PickedResource | None) -> None:
+    def _picked(self, picked: PickedResource | PickedFile | None) -> None:
+        from visindigo.tui.mcp.resource_picker import PickedFile
+
         text = self.composer.text
         if text.endswith("@"):  # the `@` that opened the picker is not part of the message
             self.composer.input.load_text(text[:-1])
             self.composer.input.move_cursor(self.composer.input.document.end)
-        if picked is not None:
+        if isinstance(picked, PickedFile):
+            self.files.attach([picked.path])
+        elif picked is not None:
             dialog_id = self.workbench.shown.id
             self.screen.run_worker(self._read(picked, dialog_id), group="resource", exit_on_error=False)
 
@@ -61,6 +67,7 @@ class ResourceAttaching:
             return
         pending = self.workbench.pending_resources.setdefault(dialog_id, [])
         pending.append(content)
+        self.workbench.emit(AttachmentsChanged(dialog_id))
         self.screen.notify(f"{picked.label} will go with your next message ({len(pending)} attached).", markup=False)
 
         def changed(uri: str) -> None:

@@ -12,6 +12,7 @@ engine's `Center`, via the workbench.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -32,6 +33,7 @@ from visindigo.tui.common.approval import approve
 from visindigo.tui.common.copy_actions import copy_last_answer, save_last_copy
 from visindigo.tui.common.messages import DialogsChanged, WorkbenchNews, listen
 from visindigo.tui.main import modals
+from visindigo.tui.main.attaching import FileAttaching
 from visindigo.tui.main.dialog_tree import DialogTree, Sidebar
 from visindigo.tui.main.keys import BINDINGS, PALETTE, PaletteCommand, palette_commands
 from visindigo.tui.main.launchers import ModalLaunchers
@@ -76,7 +78,8 @@ class MainScreen(ModalLaunchers, Screen[None]):
         self.drawer = ReasoningDrawer(id="drawer")
         self.composer = Composer(id="composer")
         self.status_line = StatusLine(self.workbench, id="status")
-        self.resources = ResourceAttaching(self, self.workbench, self.composer)
+        self.files = FileAttaching(self, self.workbench, self.composer, os.getcwd())
+        self.resources = ResourceAttaching(self, self.workbench, self.composer, self.files)
         self.panels = Panels(self, self.sidebar, self.drawer)
         self._unsubscribe = lambda: None
 
@@ -110,6 +113,7 @@ class MainScreen(ModalLaunchers, Screen[None]):
 
     async def on_mount(self) -> None:
         self._unsubscribe = listen(self, self.workbench, news.RunStarted, news.RunEnded)
+        self.composer.chips.bind(self.workbench)
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
         self.call_after_refresh(self._fill_sidebar)  # hundreds of dialogs: after the first frame
@@ -215,7 +219,7 @@ class MainScreen(ModalLaunchers, Screen[None]):
     async def _submitted(self, event: ComposerInput.Submitted) -> None:
         event.stop()
         text = event.text
-        if not text.strip():
+        if not text.strip() and not self.workbench.pending_files.of(self.dialog.id):
             return
         if self.composer.editing_index is not None:
             index = self.composer.editing_index
@@ -260,9 +264,11 @@ class MainScreen(ModalLaunchers, Screen[None]):
         modals.report_failure(self, event)
 
     def on_composer_input_resource_requested(self, event: Any) -> None:
-        """`@` typed where a word starts: open the picker if this dialog has servers, else it is just an `@`."""
-        if self.resources.servers():
-            self.action_attach_resource()
+        """`@` typed where a word starts: the list of files and resources to attach."""
+        self.action_attach_resource()
+
+    def on_composer_input_paths_pasted(self, event: ComposerInput.PathsPasted) -> None:
+        self.files.attach(event.paths)
 
     # --- sending, branching, cancelling -----------------------------------------------------------------------
 
@@ -362,6 +368,13 @@ class MainScreen(ModalLaunchers, Screen[None]):
 
     def action_attach_resource(self) -> None:
         self.resources.open_picker(self._services().install_tool_source)
+
+    def action_attach_file(self) -> None:
+        self.files.open_tree()
+
+    def action_show_picture(self) -> None:
+        cursor = self.pane.cursor
+        self.files.show_picture(cursor.index if cursor is not None and self.focused is self.pane else None)
 
     def action_delete_dialog(self) -> None:
         self.delete_dialog(self.dialog.id)

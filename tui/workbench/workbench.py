@@ -22,7 +22,7 @@ from visindigo.engine import Center, Dialog, Message, Role
 from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallRequest
 from visindigo.engine.storage.errors import StoreRepairing
 from visindigo.tui.workbench import branches
-from visindigo.tui.workbench.attachments import Pending, attach_pending
+from visindigo.tui.workbench.attachments import Pending, PendingFiles, attach_pending, pending_problem
 from visindigo.tui.workbench.events import (
     DialogChanged,
     MessageAdded,
@@ -103,6 +103,8 @@ class Workbench:
         self.last_copied: tuple[str, str] | None = None
         #: MCP resources that go with each dialog's next message (see `attachments`).
         self.pending_resources: Pending = {}
+        #: Files that go with each dialog's next message (the chips over the composer).
+        self.pending_files = PendingFiles(self.emit)
         self._usage = UsageTally()
         self._listeners: list[Listener] = []
 
@@ -257,7 +259,9 @@ class Workbench:
         self.refuse_while_running(dialog)
         message = Message(Role.USER, text) if isinstance(text, str) else text
         if message.role is Role.USER:
-            message = attach_pending(self.center, dialog, self.pending_resources, message)
+            if problem := pending_problem(self.center, dialog, self.pending_files):
+                raise Refused(problem)
+            message = attach_pending(self.center, dialog, self.pending_resources, message, self.pending_files)
         self.add_messages(dialog, [message])
         self.emit(Sent(dialog.id))
         self.start_run(dialog)

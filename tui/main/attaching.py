@@ -1,4 +1,4 @@
-"""Attaching files to the next message: from the `@` list, the folder tree (alt+f) or a pasted path.
+"""Attaching files to the next message: from the `@` list, the folder tree (alt+o) or a pasted path.
 
 Reading happens in a thread (a file is read whole and an image decoded: never on the event loop). Whatever is
 wrong with a file is one line (`AttachmentError`), and nothing changes — the typed message stays in the

@@ -38,7 +38,7 @@ BINDINGS: list[BindingType] = [
         id="attach-resource",
         priority=True,
     ),
-    Binding("alt+f", "attach_file", "Attach a file from a folder tree", show=False, id="attach-file", priority=True),
+    Binding("alt+o", "attach_file", "Attach a file from a folder tree", show=False, id="attach-file", priority=True),
     Binding("alt+i", "show_picture", "An attached image full size", show=False, id="show-picture", priority=True),
     Binding("f7", "rename", "Rename dialog", show=False, id="rename", priority=True),
     Binding("f10,alt+p", "parameters", "Parameters", show=False, id="parameters", priority=True),

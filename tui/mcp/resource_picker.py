@@ -172,7 +172,8 @@ class ResourcePickerScreen(ModalFrame[PickedResource | PickedFile | None]):
         )
         if self.rows:
             options.highlighted = 0
-        found = f"{len(self.resources)} resource(s) and template(s), {len(self.files)} file(s)"
+        files = f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}"
+        found = f"{len(self.resources)} resource(s) and template(s), {files}" if self.servers else files
         shown = f"; {len(entries)} match" if query else ""
         more = f", the first {SHOWN_ROWS} shown" if len(entries) > SHOWN_ROWS else ""
         self.query_one("#status", Static).update(Content(" ".join(x for x in (self._note, found + shown + more) if x)))

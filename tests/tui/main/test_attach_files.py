@@ -110,7 +110,7 @@ async def test_a_pasted_path_with_escaped_spaces_and_a_quoted_one_become_chips_r
 async def test_the_folder_tree_attaches_a_file(folder: Path) -> None:
     app = make_app([answer("ok")])
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("alt+f")
+        await pilot.press("alt+o")
         tree_screen = await _screen(pilot, FilePickerScreen)
         tree = tree_screen.query_one("#tree")
         await wait_until(pilot, lambda: len(tree.root.children) >= 3)

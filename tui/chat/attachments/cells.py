@@ -55,7 +55,10 @@ def _draw(data: bytes, max_columns: int, max_rows: int) -> Content:
             opened.draft("RGB", (max_columns * 2, max_rows * 4))  # a JPEG decodes at a fraction of its size
             image = ImageOps.exif_transpose(opened) or opened
             columns, rows = cell_size(image.width, image.height, max_columns, max_rows)
-            rgba = image.convert("RGBA").resize((columns, rows * 2), Image.Resampling.LANCZOS)
+            # a picture drawn larger than it is keeps its pixels sharp; a smaller one is averaged
+            larger = columns > image.width
+            resample = Image.Resampling.NEAREST if larger else Image.Resampling.LANCZOS
+            rgba = image.convert("RGBA").resize((columns, rows * 2), resample)
     except (OSError, ValueError, SyntaxError) as error:
         return Content(f"(the picture cannot be drawn: {type(error).__name__})")
     flat = Image.new("RGBA", rgba.size, (0, 0, 0, 255))

@@ -49,7 +49,7 @@ class AttachmentChips(Widget, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="-empty")
         self.workbench: Workbench | None = None
-        #: (label, kind) of each chip: kind "file" (index into pending files) or "resource".
+        #: The label of each chip: the pending files first, then the pending MCP resources.
         self.labels: list[str] = []
         self._files = 0
         self.selected = 0
@@ -88,7 +88,7 @@ class AttachmentChips(Widget, can_focus=True):
     def render(self) -> Content:
         parts: list[Content] = []
         for index, label in enumerate(self.labels):
-            chip = Content(f"📎 {label}")
+            chip = Content(f"▣ {label}")
             if self.has_focus and index == self.selected:
                 chip = chip.stylize(Style(reverse=True))
             parts.append(chip)

@@ -40,7 +40,7 @@ class Picture(Static):
 def attachment_widgets(message: Message) -> Iterator[Widget]:
     """The line of each attached file, with its picture under an image."""
     for attachment in message.attachments:
-        yield Static(Content.assemble(("📎 ", "dim"), attachment.label()), classes="plain attachment")
+        yield Static(Content.assemble(("▣ ", "dim"), attachment.label()), classes="plain attachment")
         if attachment.kind is AttachmentKind.IMAGE:
             yield Picture(attachment)
 

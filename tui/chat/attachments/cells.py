@@ -15,7 +15,7 @@ from textual.color import Color
 from textual.content import Content, Span
 from textual.style import Style
 
-__all__ = ["cell_size", "image_cells"]
+__all__ = ["cached_cells", "cell_size", "image_cells"]
 
 _cache: OrderedDict[tuple[str, int, int], Content] = OrderedDict()
 _CACHE_SIZE = 32
@@ -29,6 +29,11 @@ def cell_size(width: int, height: int, max_columns: int, max_rows: int) -> tuple
     columns = max(1, min(max_columns, round(width * scale)))
     rows = max(1, min(max_rows, round(height * scale / 2)))
     return columns, rows
+
+
+def cached_cells(key: str, max_columns: int, max_rows: int) -> Content | None:
+    """The picture if it was drawn already at this size (the view shows it at once, without a thread)."""
+    return _cache.get((key, max_columns, max_rows))
 
 
 def image_cells(key: str, data: bytes, max_columns: int, max_rows: int) -> Content:
@@ -55,10 +60,13 @@ def _draw(data: bytes, max_columns: int, max_rows: int) -> Content:
             opened.draft("RGB", (max_columns * 2, max_rows * 4))  # a JPEG decodes at a fraction of its size
             image = ImageOps.exif_transpose(opened) or opened
             columns, rows = cell_size(image.width, image.height, max_columns, max_rows)
-            # a picture drawn larger than it is keeps its pixels sharp; a smaller one is averaged
+            if image.mode not in ("RGB", "RGBA"):
+                image = image.convert("RGBA")
+            # a picture drawn larger than it is keeps its pixels sharp; a smaller one is averaged, after a fast
+            # reduction by whole factors (reducing_gap): a 4K screenshot is not filtered at full size
             larger = columns > image.width
             resample = Image.Resampling.NEAREST if larger else Image.Resampling.LANCZOS
-            rgba = image.convert("RGBA").resize((columns, rows * 2), resample)
+            rgba = image.resize((columns, rows * 2), resample, reducing_gap=None if larger else 2.0).convert("RGBA")
     except (OSError, ValueError, SyntaxError) as error:
         return Content(f"(the picture cannot be drawn: {type(error).__name__})")
     flat = Image.new("RGBA", rgba.size, (0, 0, 0, 255))

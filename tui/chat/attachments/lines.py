@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from visindigo.engine import Message
 from visindigo.engine.attachments import Attachment, AttachmentKind
-from visindigo.tui.chat.attachments.cells import image_cells
+from visindigo.tui.chat.attachments.cells import cached_cells, cell_size, image_cells
 
 #: The picture in a message: small enough to keep the dialog readable at 80×24.
 PREVIEW_COLUMNS = 24
@@ -23,7 +23,9 @@ PREVIEW_ROWS = 6
 
 
 class Picture(Static):
-    """An attached image in half blocks, at most `columns` × `rows` cells."""
+    """An attached image in half blocks, at most `columns` × `rows` cells, drawn in a thread: decoding a 4K
+    screenshot takes a few hundred milliseconds that the event loop must not wait for. Until then the picture's
+    place is kept blank, so the dialog does not move when it appears."""
 
     DEFAULT_CSS = """
     Picture {
@@ -33,8 +35,23 @@ class Picture(Static):
     """
 
     def __init__(self, attachment: Attachment, columns: int = PREVIEW_COLUMNS, rows: int = PREVIEW_ROWS) -> None:
-        super().__init__(image_cells(attachment.sha256, attachment.data, columns, rows), classes="picture")
+        drawn = cached_cells(attachment.sha256, columns, rows)
+        if drawn is None:
+            width, height = cell_size(attachment.width, attachment.height, columns, rows)
+            drawn = Content("\n".join(" " * width for _ in range(height)))
+        super().__init__(drawn, classes="picture")
         self.attachment = attachment
+        self.columns = columns
+        self.rows = rows
+
+    def on_mount(self) -> None:
+        if cached_cells(self.attachment.sha256, self.columns, self.rows) is None:
+            self.run_worker(self._draw, thread=True, exit_on_error=False, group="picture")
+
+    def _draw(self) -> None:
+        attachment = self.attachment
+        drawn = image_cells(attachment.sha256, attachment.data, self.columns, self.rows)
+        self.app.call_from_thread(self.update, drawn)
 
 
 def attachment_widgets(message: Message) -> Iterator[Widget]:

@@ -33,7 +33,7 @@ BINDINGS: list[BindingType] = [
     Binding(
         "alt+a",
         "attach_resource",
-        "Attach a file or an MCP resource (also @ in the composer)",
+        "Attach a file or an MCP resource (also @)",
         show=False,
         id="attach-resource",
         priority=True,

@@ -246,7 +246,8 @@ class Workbench:
         new_in_tree = self._register(dialog) or not dialog.title
         named_after = title_from or (messages[-1] if messages else None)
         if not dialog.title and named_after is not None:
-            dialog.title = title_for(named_after.content) or named_after.name
+            files = [a.display_name for a in named_after.attachments]  # a question of files alone
+            dialog.title = title_for(named_after.content) or named_after.name or ", ".join(files)[:60]
         for message in messages:
             dialog.append_message(message)
             self.emit(MessageAdded(dialog.id, dialog.message_count - 1))

@@ -105,6 +105,21 @@ async def test_a_pasted_path_with_escaped_spaces_and_a_quoted_one_become_chips_r
         user = next(m for m in screen.dialog.messages if m.role is Role.USER)
         assert [a.name for a in user.attachments] == ["My Shots/screen 1.png"]
         assert (user.attachments[0].width, user.attachments[0].height) == (30, 30)
+        assert screen.dialog.title == "compare"
+
+
+async def test_files_alone_can_be_sent_and_name_the_dialog(folder: Path) -> None:
+    app = make_app([answer("a picture")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        screen.files.attach(["shot.png"])
+        await wait_until(pilot, lambda: pending(app) == ["shot.png"])
+        screen.composer.input.focus()
+        await pilot.press("enter")  # nothing typed: the file is the question
+        await settle(pilot)
+        user = next(m for m in screen.dialog.messages if m.role is Role.USER)
+        assert user.content == "" and [a.name for a in user.attachments] == ["shot.png"]
+        assert screen.dialog.title == "shot.png"
 
 
 async def test_the_folder_tree_attaches_a_file(folder: Path) -> None:

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from visindigo.tui.chat.composer import Composer
 
 
+#: Files larger than this get a "Reading …" notice while they are read (an image is also decoded and scaled).
+SLOW_BYTES = 2_000_000
+
+
 class FileAttaching:
     """The main screen's part that reads files into the shown dialog's next message."""
 
@@ -69,6 +73,7 @@ class FileAttaching:
         from visindigo.engine.attachments import AttachmentError, AttachmentTooLarge, read_attachment
 
         for path in paths:
+            self._say_when_slow(path)
             try:
                 attachment = read_attachment(path, start_folder=self.start_folder, text_limit=limit, room=room)
             except AttachmentTooLarge as large:
@@ -77,6 +82,18 @@ class FileAttaching:
                 self.screen.app.call_from_thread(self._refused, error.message)
             else:
                 self.screen.app.call_from_thread(self._add, attachment, dialog_id)
+
+    def _say_when_slow(self, path: str) -> None:
+        """A large image takes a second or more to check and scale: say it is being read, so nothing looks stuck."""
+        try:
+            size = os.path.getsize(os.path.join(self.start_folder, os.path.expanduser(path)))
+        except OSError:
+            return  # read_attachment says what is wrong
+        if size > SLOW_BYTES:
+            from visindigo.tui.common.sanitize import clean_line
+
+            line = f"Reading {clean_line(os.path.basename(path), 60)}…"
+            self.screen.app.call_from_thread(self.screen.notify, line, timeout=2, markup=False)
 
     def _add(self, attachment: Attachment, dialog_id: str) -> None:
         if not self.workbench.pending_files.add(dialog_id, attachment):

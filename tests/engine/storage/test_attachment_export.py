@@ -78,3 +78,29 @@ def test_the_markdown_export_writes_the_files_beside_it_and_links_them(tmp_path:
     saved_png = next(p for p in (written.parent / "chat.files").iterdir() if p.name.endswith("shot.png"))
     assert saved_png.read_bytes() == (work / "shot.png").read_bytes()
     assert "📎 shot.png (image · 20×10" in bare  # to stdout: named, not linked
+
+
+def test_an_imported_attachment_that_is_not_what_it_says_is_left_out_and_named(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    source = Center.open(tmp_path / "a")
+    try:
+        dialog_id = dialog_with_files(source, work)
+        document = json.loads(export_json(source, dialog_id))
+    finally:
+        source.close()
+    attachments = document["dialogs"][0]["messages"][0]["attachments"]
+    attachments[1]["kind"] = "image"  # a text file marked as an image: it would go out as one
+    attachments.append("not an object")
+    (tmp_path / "edited.json").write_text(json.dumps(document))
+    target = Center.open(tmp_path / "b")
+    try:
+        result = import_json(target, tmp_path / "edited.json")
+        assert result.imported == [dialog_id] and not result.problems
+        assert any("attachment #2 left out" in w and "marked as image, but its content is not one" in w
+                   for w in result.warnings)  # fmt: skip
+        assert any("attachment #3 is text, not an object; left out" in w for w in result.warnings)
+        loaded = target.get_dialog(dialog_id)
+        assert loaded is not None and [a.name for a in loaded.message_at(0).attachments] == ["shot.png"]
+    finally:
+        target.close()

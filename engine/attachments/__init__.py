@@ -28,7 +28,7 @@ from .limits import (
 )
 from .listing import files_under, pasted_paths
 from .model import Attachment, AttachmentKind, AttachmentTooLarge, human_size
-from .reading import read_attachment
+from .reading import ALL_IMAGE_LIMITS, read_attachment
 
 if TYPE_CHECKING:
     from .routing import image_refusal, question_has_images, send_problem
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 _LAZY = {"image_refusal": "routing", "question_has_images": "routing", "send_problem": "routing"}
 
 __all__ = [
+    "ALL_IMAGE_LIMITS",
     "ANTHROPIC_IMAGE_LIMITS",
     "DEFAULT_TEXT_LIMIT",
     "MAX_FILE_BYTES",

@@ -17,7 +17,7 @@ from visindigo.tui.workbench import Workbench
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from visindigo.engine.attachments import Attachment, AttachmentTooLarge
+    from visindigo.engine.attachments import Attachment, AttachmentTooLarge, ImageLimits
     from visindigo.tui.chat.composer import Composer
 
 
@@ -48,18 +48,20 @@ class FileAttaching:
     def attach(self, paths: list[str]) -> None:
         """Read each path (in a thread) and attach what can be; say why for each that cannot."""
         dialog_id = self.workbench.shown.id
-        limit, room = self._limits()
+        limit, room, images = self._limits()
         self.screen.run_worker(
-            lambda: self._read(paths, dialog_id, limit, room),
+            lambda: self._read(paths, dialog_id, limit, room, images),
             thread=True,
             group="attach-file",
             exit_on_error=False,
             description="reading an attached file",
         )
 
-    def _limits(self) -> tuple[int, int | None]:
-        """The text limit (the provider's `attachment_text_limit`, else the default) and the window's room."""
-        from visindigo.engine.attachments import text_limit, window_room
+    def _limits(self) -> tuple[int, int | None, tuple[ImageLimits, ...]]:
+        """The text limit (the provider's `attachment_text_limit`, else the default), the window's room, and the
+        image limits to try: the dialog's provider's first, so the copy its request needs is made now, in the
+        reading thread, and sending finds it ready."""
+        from visindigo.engine.attachments import ALL_IMAGE_LIMITS, image_limits_for, text_limit, window_room
 
         dialog = self.workbench.shown
         center = self.workbench.center
@@ -67,15 +69,22 @@ class FileAttaching:
         settings = provider.settings if provider is not None else None
         model = provider.get_model(dialog.model_id or provider.default_model) if provider is not None else None
         attached = self.workbench.pending_files.text_bytes(dialog.id)
-        return text_limit(settings), window_room(model, dialog.messages, attached=attached)
+        images = tuple(ALL_IMAGE_LIMITS)
+        if provider is not None:
+            images = (image_limits_for(provider.kind, settings), *images)
+        return text_limit(settings), window_room(model, dialog.messages, attached=attached), images
 
-    def _read(self, paths: list[str], dialog_id: str, limit: int, room: int | None) -> None:
+    def _read(
+        self, paths: list[str], dialog_id: str, limit: int, room: int | None, images: tuple[ImageLimits, ...]
+    ) -> None:
         from visindigo.engine.attachments import AttachmentError, AttachmentTooLarge, read_attachment
 
         for path in paths:
             self._say_when_slow(path)
             try:
-                attachment = read_attachment(path, start_folder=self.start_folder, text_limit=limit, room=room)
+                attachment = read_attachment(
+                    path, start_folder=self.start_folder, text_limit=limit, room=room, image_limits=images
+                )
             except AttachmentTooLarge as large:
                 self.screen.app.call_from_thread(self._offer_part, large, dialog_id)
             except AttachmentError as error:

@@ -232,6 +232,40 @@ async def test_images_to_a_text_model_are_refused_naming_one_that_takes_them(fol
         assert screen.composer.text == "what is it?" and pending(app) == ["shot.png"]  # nothing lost
 
 
+async def test_a_sent_file_is_in_the_store_and_shown_after_a_restart(folder: Path, tmp_path: Path) -> None:
+    from textual.widgets import Static
+
+    home = tmp_path / "home"
+    center = Center.open(home)
+    center.add_provider(scripted_provider([answer("a blue picture")]))
+    try:
+        app = make_app(center=center)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = main_screen(app)
+            screen.files.attach(["shot.png"])
+            await wait_until(pilot, lambda: pending(app) == ["shot.png"])
+            await screen.send("what is it?")
+            await settle(pilot)
+            sent_id = screen.dialog.id
+    finally:
+        center.close()
+    again = Center.open(home)
+    again.add_provider(scripted_provider([]))
+    try:
+        app = make_app(center=again)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = main_screen(app)
+            await wait_until(pilot, lambda: screen.dialog.id == sent_id and screen.pane.view_for(0) is not None)
+            view = screen.pane.view_for(0)
+            assert view is not None
+            lines = [str(w.render()) for w in view.query(".attachment").results(Static)]
+            assert len(lines) == 1 and lines[0].startswith("▣ shot.png (image · 40×20 · ")
+            assert view.query(".picture")  # drawn again from the stored bytes
+            assert screen.dialog.message_at(0).attachments[0].data == (folder / "shot.png").read_bytes()
+    finally:
+        again.close()
+
+
 async def _screen(pilot: Any, kind: type) -> Any:
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, kind))
     assert isinstance(pilot.app.screen, kind), type(pilot.app.screen)

@@ -58,6 +58,7 @@ from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
 from .think import PIECE_PARTS, ThinkSplitter
 from .tool_calls import arguments_object, merged_arguments
+from .windows import set_window, window_from_listing
 
 __all__ = ["OpenAIAdapter", "build_body", "wire_messages"]
 
@@ -83,7 +84,13 @@ class OpenAIAdapter(HTTPAdapter):
                 model_id = entry.get("id") or entry.get("name") or entry.get("model")
                 if isinstance(model_id, str) and model_id:
                     label = str(entry.get("display_name") or entry.get("name") or "")
-                    models.append(from_listing(ModelInfo(model_id, name=label if label != model_id else ""), entry))
+                    model = from_listing(ModelInfo(model_id, name=label if label != model_id else ""), entry)
+                    if isinstance(entry.get("owned_by"), str) and entry["owned_by"]:
+                        model.extra["owned_by"] = entry["owned_by"]
+                    listed_window = window_from_listing(entry)
+                    if listed_window is not None:
+                        set_window(model, *listed_window)
+                    models.append(model)
         return models
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
@@ -181,7 +188,10 @@ class OpenAIAdapter(HTTPAdapter):
                                 finish = str(reason)
                         chunk_usage = chunk.get("usage")
                         if chunk_usage:
-                            usage = _usage(chunk_usage)
+                            usage = _usage(chunk_usage, chunk.get("timings"))
+                        elif finish and usage is None and chunk.get("timings"):
+                            timings = chunk["timings"]  # llama.cpp without stream_options: its own counts
+                            usage = _timings_usage(timings)
                     if done:
                         break
             except httpx.HTTPError as error:
@@ -242,7 +252,7 @@ class OpenAIAdapter(HTTPAdapter):
         for call in calls.finished():
             yield call
         if isinstance(document.get("usage"), dict):
-            yield _usage(document["usage"])
+            yield _usage(document["usage"], document.get("timings"))
         if choice.get("finish_reason"):
             yield FinishPart(str(choice["finish_reason"]))
 
@@ -436,7 +446,11 @@ class _ReasoningDetails:
         return list(self._items.values())
 
 
-def _usage(data: Any) -> UsagePart:
+def _usage(data: Any, timings: Any = None) -> UsagePart:
+    """Usage as chat completions report it: `prompt_tokens` is the whole prompt, the cached part in
+    `prompt_tokens_details.cached_tokens` (OpenAI, llama.cpp, OpenRouter), `prompt_cache_hit_tokens` (DeepSeek) or
+    llama.cpp's `timings.cache_n`; what was written to a cache in `prompt_tokens_details.cache_write_tokens`
+    (OpenRouter, for models that bill it); OpenRouter's `cost` in dollars."""
     if not isinstance(data, dict):
         return UsagePart()
     completion_details = data.get("completion_tokens_details")
@@ -445,12 +459,45 @@ def _usage(data: Any) -> UsagePart:
         completion_details = {}
     if not isinstance(prompt_details, dict):
         prompt_details = {}
+    local = _timings(timings)
+    cached = _int(prompt_details.get("cached_tokens")) or _int(data.get("prompt_cache_hit_tokens"))
+    cost = data.get("cost")
     return UsagePart(
         input_tokens=_int(data.get("prompt_tokens")),
         output_tokens=_int(data.get("completion_tokens")),
         reasoning_tokens=_int(completion_details.get("reasoning_tokens")),
-        cached_tokens=_int(prompt_details.get("cached_tokens")),
+        cached_tokens=cached or int(local.get("cache_n", 0)),
+        cache_write_tokens=_int(prompt_details.get("cache_write_tokens")),
+        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0 else None,
+        timings=local,
     )
+
+
+def _timings_usage(timings: Any) -> UsagePart:
+    """llama.cpp's `timings` alone (a server asked without `stream_options`): prompt = evaluated + cached."""
+    local = _timings(timings)
+    prompt = int(local.get("prompt_n", 0) + local.get("cache_n", 0))
+    return UsagePart(
+        input_tokens=prompt,
+        output_tokens=int(local.get("predicted_n", 0)),
+        cached_tokens=int(local.get("cache_n", 0)),
+        timings=local,
+    )
+
+
+#: The figures of llama.cpp's `timings` kept with an answer: tokens evaluated, read from its cache, written, and
+#: the milliseconds and speed of each half.
+_TIMING_FIELDS = ("prompt_n", "cache_n", "prompt_ms", "predicted_n", "predicted_ms", "predicted_per_second")
+
+
+def _timings(data: Any) -> dict[str, float]:
+    if not isinstance(data, dict):
+        return {}
+    return {
+        name: value
+        for name in _TIMING_FIELDS
+        if isinstance(value := data.get(name), int | float) and not isinstance(value, bool) and value >= 0
+    }
 
 
 def _int(value: Any) -> int:

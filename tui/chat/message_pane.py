@@ -48,6 +48,9 @@ class MessagePane(MessageList, can_focus=True):
     | r | regenerate this answer: makes a branch |
     | ← / → , [ / ] | step through the alternatives at this message (◀ n/m ▶) |
     | enter | expand or collapse a tool call |
+    | p | pin the message: kept word for word through compactions (again: unpin) |
+    | i | the message's tokens in (cache read and written), out, and cost |
+    | l | on a compaction summary: the messages it replaced (show in the parent, put back) |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -62,6 +65,9 @@ class MessagePane(MessageList, can_focus=True):
         Binding("left,[", "step(-1)", "Previous alternative", show=False),
         Binding("right,]", "step(1)", "Next alternative", show=False),
         Binding("enter", "toggle_tool", "Expand / collapse tool call", show=False),
+        Binding("p", "pin", "Pin / unpin (kept through compactions)", show=False),
+        Binding("i", "details", "Tokens, cache and cost", show=False),
+        Binding("l", "ledger", "What a summary replaced", show=False),
         *[Binding(str(n), f"copy_code({n})", f"Copy code block {n}", show=False) for n in range(1, 10)],
     ]
 
@@ -95,6 +101,13 @@ class MessagePane(MessageList, can_focus=True):
 
     class RegenerateRequested(Request):
         """Regenerate the answer containing `index` (makes a branch)."""
+
+    class ContextRequested(Request):
+        """Pin the message at `index`, show its figures or its ledger (`what`: "pin", "details", "ledger")."""
+
+        def __init__(self, pane: MessagePane, index: int, what: str) -> None:
+            super().__init__(pane, index)
+            self.what = what
 
     class StreamReport(TextualMessage):
         """Base of what the pane reports about its dialog's stream, which the drawer and the status line follow."""
@@ -197,6 +210,9 @@ class MessagePane(MessageList, can_focus=True):
 
     async def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
+        if self.dialog is not None and _may_add_an_alternative(event, self.dialog.id):
+            # another branch got its answer (a compare column retried) or the tree changed: ◀ n/m ▶ follows
+            self.set_alternatives(self.workbench.positions(self.dialog))
         if not isinstance(event, news.RunEvent) or self.dialog is None or event.dialog_id != self.dialog.id:
             return
         async with self._changing:
@@ -373,6 +389,19 @@ class MessagePane(MessageList, can_focus=True):
         if (view := self._target()) is not None and view.index is not None:
             self.post_message(self.RegenerateRequested(self, view.index))
 
+    def _ask_context(self, what: str) -> None:
+        if (view := self._target()) is not None and view.index is not None:
+            self.post_message(self.ContextRequested(self, view.index, what))
+
+    def action_pin(self) -> None:
+        self._ask_context("pin")
+
+    def action_details(self) -> None:
+        self._ask_context("details")
+
+    def action_ledger(self) -> None:
+        self._ask_context("ledger")
+
     async def action_step(self, step: int) -> None:
         view = self._target()
         if view is None or view.index is None:
@@ -424,3 +453,10 @@ class MessagePane(MessageList, can_focus=True):
         if event.view.index is not None:
             self.select_view(event.view, scroll=False)
             await self.step_alternative(event.view.index, event.step)
+
+
+def _may_add_an_alternative(event: object, own_id: str) -> bool:
+    """Whether `event`, about some other dialog, may change how many alternatives this pane's messages have."""
+    if isinstance(event, news.TreeChanged):
+        return True
+    return isinstance(event, news.RunEnded) and event.dialog_id != own_id

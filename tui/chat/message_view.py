@@ -30,6 +30,7 @@ from visindigo.tui.chat.long_text import FOLD_LIMIT, MARKDOWN_LIMIT, FoldNote, L
 from visindigo.tui.chat.markdown.live_markdown import LiveMarkdown
 from visindigo.tui.chat.tool_block import call_signature, tool_block
 from visindigo.tui.common.sanitize import StreamCleaner, clean
+from visindigo.tui.workbench.context import context_marks
 
 #: Tool calls of one reply listed under it; the rest are counted.
 CALLS_SHOWN = 12
@@ -277,6 +278,7 @@ class MessageView(Widget):
             parts.append("incomplete")
         if cut := self._cut_short():
             parts.append(cut)
+        parts += context_marks(self.message)  # pinned; a compaction summary and what it replaced
         return " · ".join(parts)
 
     def _refresh_meta(self) -> None:

@@ -1,4 +1,4 @@
-"""Choosing a file from a folder tree (alt+o on the main screen): for a file the `@` list does not reach, or
+"""Choosing a file from a folder tree (alt+u on the main screen): for a file the `@` list does not reach, or
 when browsing is easier than remembering a name.
 
 The tree starts at the start folder and can go up from it (backspace shows the folder above); hidden files are

@@ -11,7 +11,7 @@ URI — and the main screen reads it, so a slow server or a large file never fre
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,6 +26,9 @@ from visindigo.engine.mcp.status import ResourceInfo
 from visindigo.engine.templates import TemplateField
 from visindigo.tui.common.fields import FieldRow
 from visindigo.tui.common.modal import ModalFrame, sanitize
+
+if TYPE_CHECKING:
+    from visindigo.engine.mcp import MCPManager
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +89,9 @@ class ResourcePickerScreen(ModalFrame[PickedResource | PickedFile | None]):
     }
     """
 
-    def __init__(self, manager: Any, servers: list[MCPServer], *, start_folder: str | None = None) -> None:
+    def __init__(
+        self, manager: MCPManager | None, servers: list[MCPServer], *, start_folder: str | None = None
+    ) -> None:
         super().__init__()
         self.manager = manager
         self.servers = {server.name: server for server in servers}
@@ -138,6 +143,8 @@ class ResourcePickerScreen(ModalFrame[PickedResource | PickedFile | None]):
 
     @work(exclusive=True, exit_on_error=False)
     async def load(self) -> None:
+        if self.manager is None:
+            return
         try:
             self.resources = await self.manager.list_resources(list(self.servers.values()))
         except Exception as error:  # a server that fails is reported, the picker stays usable
@@ -224,7 +231,7 @@ class ResourcePickerScreen(ModalFrame[PickedResource | PickedFile | None]):
         from visindigo.tui.common.fields import ServerSuggester
 
         for row in rows:
-            if isinstance(row.widget, Input):
+            if isinstance(row.widget, Input) and self.manager is not None:
                 row.widget.suggester = ServerSuggester(
                     self.manager, server, "resource", resource.uri, row.spec.name, self._values
                 )
@@ -243,7 +250,7 @@ class ResourcePickerScreen(ModalFrame[PickedResource | PickedFile | None]):
     @work(exclusive=True, group="complete", exit_on_error=False)
     async def complete(self, argument: str, value: str) -> None:
         template = self.template
-        if template is None:
+        if template is None or self.manager is None:
             return
         server = self.servers[template.server]
         context = {k: v for k, v in self._values().items() if k != argument and v}

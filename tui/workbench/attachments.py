@@ -1,14 +1,14 @@
 """What waits to go with a dialog's next message — attached files and MCP resources — and putting it in.
 
-The pickers and the reading are the screen's (`tui.main.attaching`, `tui.main.resources`); what is pending, per
-dialog, is working state, so it is the workbench's: `Workbench.send` attaches it to the user's next message of
-that dialog, whoever sends, and refuses (keeping everything) when the dialog's model cannot take it.
+The pickers and the reading are the screen's (`main.resources`); what is pending, per dialog, is working
+state, so it is the workbench's: `Workbench.send` attaches it to the user's next message of that
+dialog, whoever sends, and refuses (keeping everything) when the dialog's model cannot take it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from visindigo.engine import Capability, Center, Dialog, Message
 from visindigo.engine.attachments import Attachment
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from visindigo.engine.mcp.resources import ResourceContent
 
 #: dialog id -> the resources its next message carries.
-Pending = dict[str, list[Any]]
+Pending = dict[str, list["ResourceContent"]]
 
 
 class PendingFiles:

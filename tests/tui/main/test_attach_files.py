@@ -125,7 +125,7 @@ async def test_files_alone_can_be_sent_and_name_the_dialog(folder: Path) -> None
 async def test_the_folder_tree_attaches_a_file(folder: Path) -> None:
     app = make_app([answer("ok")])
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("alt+o")
+        await pilot.press("alt+u")
         tree_screen = await _screen(pilot, FilePickerScreen)
         tree = tree_screen.query_one("#tree")
         await wait_until(pilot, lambda: len(tree.root.children) >= 3)

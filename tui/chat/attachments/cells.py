@@ -81,6 +81,6 @@ def _draw(data: bytes, max_columns: int, max_rows: int) -> Content:
             top = pixels[column, row * 2]
             bottom = pixels[column, row * 2 + 1]
             assert isinstance(top, tuple) and isinstance(bottom, tuple)
-            style = Style(foreground=Color(*top[:3]), background=Color(*bottom[:3]))
+            style = Style(foreground=Color(top[0], top[1], top[2]), background=Color(bottom[0], bottom[1], bottom[2]))
             spans.append(Span(start + column, start + column + 1, style))
     return Content(text, spans)

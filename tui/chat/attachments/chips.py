@@ -8,6 +8,7 @@ Hidden while nothing is attached, so an empty composer looks as it always did.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -53,7 +54,7 @@ class AttachmentChips(Widget, can_focus=True):
         self.labels: list[str] = []
         self._files = 0
         self.selected = 0
-        self._unsubscribe = lambda: None
+        self._unsubscribe: Callable[[], None] = lambda: None
 
     def bind(self, workbench: Workbench) -> None:
         """Follow this workbench's shown dialog (called once, by the screen that owns both)."""

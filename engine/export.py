@@ -12,7 +12,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +27,7 @@ from .message import Message, Role
 from .sanitize import clean_line
 
 if TYPE_CHECKING:
+    from .attachments.model import Attachment
     from .center import Center
 
 EXPORT_FORMAT = "visindigo.dialogs"
@@ -202,8 +204,11 @@ def _document_problem(document: object) -> str | None:
 # --- Markdown -----------------------------------------------------------------------------------------------
 
 
-def export_markdown(center: Center, dialog_id: str, *, with_branches: bool = False) -> str:
+def export_markdown(center: Center, dialog_id: str, *, with_branches: bool = False, files: str = "") -> str:
     """The dialog (and its branches) as Markdown for people: one section per dialog, one per message.
+
+    An attached file is a line with its name, kind and size; with `files` (the folder beside the `.md` that
+    `write_markdown_export` fills) the name links to its copy there.
 
     A branch that kept its parent's title is headed with what differs (`engine.branch_titles`), so the
     sections of one family can be told apart. The branches of a comparison are one section, each model's answer
@@ -217,11 +222,15 @@ def export_markdown(center: Center, dialog_id: str, *, with_branches: bool = Fal
     compared = {member.id for group in groups.values() for member in group.members}
     picks = center.picks() if groups else []
     parts = []
+
+    def render(message: Message, level: int = 2) -> list[str]:
+        return _message_markdown(message, level, files)
+
     for dialog in dialogs:
         if dialog.id in groups:  # a comparison: one section, each model's answer under its name
-            parts.append(comparison_markdown(groups[dialog.id], picks, _message_markdown))
+            parts.append(comparison_markdown(groups[dialog.id], picks, render))
         elif dialog.id not in compared:
-            parts.append(_dialog_markdown(dialog, by_id.get(dialog.branch_from_id)))
+            parts.append(_dialog_markdown(dialog, by_id.get(dialog.branch_from_id), render))
     return "\n\n---\n\n".join(parts) + "\n"
 
 
@@ -229,7 +238,7 @@ def _utc(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _dialog_markdown(dialog: Dialog, parent: Dialog | None) -> str:
+def _dialog_markdown(dialog: Dialog, parent: Dialog | None, render: Callable[[Message], list[str]]) -> str:
     from .branch_titles import branch_difference
 
     title = clean_line(dialog.title, 200) or "Untitled dialog"
@@ -249,11 +258,11 @@ def _dialog_markdown(dialog: Dialog, parent: Dialog | None) -> str:
         lines.append(f"- Model: {' / '.join(x for x in (dialog.provider_id, dialog.model_id) if x)}")
     lines += [f"- Created: {_utc(dialog.created_at)}", f"- Id: `{dialog.id}`", ""]
     for message in dialog.messages:
-        lines += _message_markdown(message)
+        lines += render(message)
     return "\n".join(lines).rstrip()
 
 
-def _message_markdown(message: Message, level: int = 2) -> list[str]:
+def _message_markdown(message: Message, level: int = 2, files: str = "") -> list[str]:
     heading = {
         Role.SYSTEM: "System",
         Role.USER: "You",
@@ -280,11 +289,23 @@ def _message_markdown(message: Message, level: int = 2) -> list[str]:
         lines += [message.content.strip(), ""]
     for image in message.images:
         lines += [f"*(image, {image.mime_type})*", ""]
+    for attachment in message.attachments:
+        lines += [_attachment_markdown(attachment, files), ""]
     for call in message.parsed_tool_calls():
         function = call.get("function") if isinstance(call.get("function"), dict) else {}
         name = str(function.get("name", "?")) if function else "?"
         lines += [f"**Tool call** `{name}` ({call.get('id', '')})", "", *fenced(_pretty(function), "json"), ""]
     return lines
+
+
+def _attachment_markdown(attachment: Attachment, files: str) -> str:
+    """ "📎 [notes.md](chat.files/3fa1…-notes.md) (text · 1.2 kB)": the name is outside text, so it is cleaned and
+    its Markdown characters escaped (a name cannot become a link of its own)."""
+    from .attachments.saving import link_target
+
+    name = re.sub(r"([\\`*_\[\]<>()#!|])", r"\\\1", attachment.display_name)
+    shown = f"[{name}]({link_target(files, attachment)})" if files else name
+    return f"📎 {shown} ({attachment.details()})"
 
 
 def _pretty(function: dict[str, Any] | None) -> str:
@@ -302,6 +323,24 @@ def export_text(center: Center, dialog_id: str, *, kind: ExportKind = "json", wi
     if kind == "markdown":
         return export_markdown(center, dialog_id, with_branches=with_branches)
     return export_json(center, dialog_id, with_branches=with_branches)
+
+
+def write_markdown_export(
+    center: Center, dialog_id: str, path: str | os.PathLike[str], *, with_branches: bool = False
+) -> Path:
+    """Write the Markdown export to `path` and the attached files into the folder beside it (`chat.files/` for
+    `chat.md`), linked from the text; returns the path of the `.md`."""
+    from .attachments.saving import beside, write_files
+
+    target = Path(path).expanduser()
+    folder = beside(target)
+    text = export_markdown(center, dialog_id, with_branches=with_branches, files=folder.name)
+    attachments = [a for d in _dialogs(center, dialog_id, with_branches) for m in d.messages for a in m.attachments]
+    try:
+        write_files(folder, attachments)
+    except OSError as exc:
+        raise ExportError(f"{folder} cannot be written: {exc.strerror or exc}") from None
+    return write_export(target, text)
 
 
 def write_export(path: str | os.PathLike[str], text: str) -> Path:

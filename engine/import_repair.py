@@ -14,6 +14,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .attachments.errors import AttachmentError
+from .attachments.model import Attachment
 from .dialog import TITLE_LIMIT
 from .function import FUNCTION_ID_PATTERN
 from .message import Role
@@ -61,7 +63,29 @@ def _repair_fields(message: dict[str, Any], number: int, problems: list[str]) ->
         if value is not None and not isinstance(value, str):
             problems.append(f"message #{number}: {name} is {_kind(value)}; read as text")
             fixed[name] = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else str(value)
+    if "attachments" in message:
+        fixed["attachments"] = _repair_attachments(message["attachments"], number, problems)
     return fixed
+
+
+def _repair_attachments(value: object, number: int, problems: list[str]) -> list[dict[str, Any]]:
+    """The attached files that read back as they are marked (`Attachment.from_json` checks the bytes against the
+    kind and computes the hash again); each one that does not is left out and named."""
+    if not isinstance(value, list):
+        problems.append(f"message #{number}: its attachments are {_kind(value)}, not a list; left out")
+        return []
+    kept: list[dict[str, Any]] = []
+    for position, entry in enumerate(value, start=1):
+        if not isinstance(entry, dict):
+            problems.append(f"message #{number}: attachment #{position} is {_kind(entry)}, not an object; left out")
+            continue
+        try:
+            Attachment.from_json(entry)
+        except AttachmentError as error:
+            problems.append(f"message #{number}: attachment #{position} left out ({error.message})")
+            continue
+        kept.append(entry)
+    return kept
 
 
 def _repair_tool_calls(messages: list[dict[str, Any]], problems: list[str]) -> None:

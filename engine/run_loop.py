@@ -476,7 +476,8 @@ async def _prepare(dialog: Dialog) -> _Setup:
         raise _Failure(str(error)) from None
     if Capability.IMAGE in model.capabilities:
         try:
-            check_images_fit(messages, provider)
+            # scaling a photo takes a second or more: not on the event loop (a cached copy returns at once)
+            await asyncio.to_thread(check_images_fit, messages, provider)
         except AttachmentError as error:
             raise _Failure(error.message) from None
     try:

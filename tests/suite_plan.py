@@ -41,6 +41,8 @@ FIXTURE_GROUPS: dict[str, tuple[str, ...]] = {
 #: node-id prefixes of the slow tests
 SLOW: tuple[str, ...] = (
     "tests/interop/",
+    "tests/tui/main/test_attach_files.py",
+    "tests/tui/compare/test_compare_attachments.py",
     "tests/test_network_guard.py::test_an_attempt_in_a_worker_or_its_child_fails_the_run",
     "tests/engine/config/test_quick_check.py::test_every_single_mistake_in_a_full_config_is_judged_as_jsonschema_judges_it",
     "tests/engine/config/test_quick_check.py::test_the_quick_check_agrees_with_jsonschema_on_config_documents",

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from visindigo.engine.mcp_server import MCPServer
     from visindigo.tui.common.help import HelpSection
-    from visindigo.tui.main.resources import PickedResource
+    from visindigo.tui.main.resources import Picked
     from visindigo.tui.main.workspace import Workspace
     from visindigo.tui.start.template_folder import TemplateFolder
     from visindigo.tui.workbench import Workbench
@@ -129,16 +129,22 @@ class Features:
         await views.show_scores(app, center)
 
     def pick_resource(
-        self, app: App[Any], servers: list[MCPServer], picked: Callable[[PickedResource | None], None]
+        self, app: App[Any], servers: list[MCPServer], start_folder: str, picked: Callable[[Picked | None], None]
     ) -> None:
-        from visindigo.engine.mcp import MCPManager
+        """The one `@` list: the files under the start folder, and the servers' resources when there are any."""
         from visindigo.tui.mcp.resource_picker import ResourcePickerScreen
 
-        manager = self.center.tool_source
-        if not isinstance(manager, MCPManager):  # `install_tool_source` made it just before, unless one was given
-            app.notify("MCP support is not running in this session.", severity="warning")
-            return
-        app.push_screen(ResourcePickerScreen(manager, servers), callback=picked)
+        manager = None
+        if servers:
+            from visindigo.engine.mcp import MCPManager
+
+            source = self.center.tool_source
+            if isinstance(source, MCPManager):  # `install_tool_source` made it just before, unless one was given
+                manager = source
+            else:
+                app.notify("MCP support is not running in this session: files only.", severity="warning")
+                servers = []
+        app.push_screen(ResourcePickerScreen(manager, servers, start_folder=start_folder), callback=picked)
 
     async def choose_question(
         self, app: App[Any], entries: Sequence[TimelineEntry], current: tuple[str, int] | None

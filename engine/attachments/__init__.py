@@ -26,8 +26,9 @@ from .limits import (
     text_limit,
     window_room,
 )
+from .listing import files_under, pasted_paths
 from .model import Attachment, AttachmentKind, AttachmentTooLarge, human_size
-from .reading import read_attachment
+from .reading import ALL_IMAGE_LIMITS, read_attachment
 
 if TYPE_CHECKING:
     from .routing import image_refusal, question_has_images, send_problem
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 _LAZY = {"image_refusal": "routing", "question_has_images": "routing", "send_problem": "routing"}
 
 __all__ = [
+    "ALL_IMAGE_LIMITS",
     "ANTHROPIC_IMAGE_LIMITS",
     "DEFAULT_TEXT_LIMIT",
     "MAX_FILE_BYTES",
@@ -45,9 +47,11 @@ __all__ = [
     "AttachmentKind",
     "AttachmentTooLarge",
     "ImageLimits",
+    "files_under",
     "human_size",
     "image_limits_for",
     "image_refusal",
+    "pasted_paths",
     "question_has_images",
     "read_attachment",
     "send_problem",

@@ -101,6 +101,13 @@ PROVIDER_SETTINGS_SCHEMA: dict[str, Any] = {
         ),
         "server": doc({"type": "string"}, "which server this is: where capabilities are asked", "ollama"),
         "thinking_budget": doc(_THINKING_BUDGET, "Anthropic: reasoning tokens per answer", 4096),
+        "attachment_text_limit": doc(
+            {"type": "integer", "minimum": 1}, "most bytes of one attached text file (default 100000)", 50000
+        ),
+        "image_long_side": doc(
+            {"type": "integer", "minimum": 1}, "attached images are scaled to this many pixels on the long side", 1024
+        ),
+        "image_max_bytes": doc({"type": "integer", "minimum": 1}, "largest attached image sent, in bytes", 4000000),
         "prompt_caching": doc(
             {"type": "boolean"}, "Anthropic: cache_control breakpoints on the stable prefix (default on)", True
         ),

@@ -51,14 +51,25 @@ class RequestSize:
 
 def message_key(message: Message) -> MessageKey:
     """What makes two messages cost the same tokens (their text, calls and images; not their metadata)."""
+    images = sum(1 for a in message.attachments if a.kind == "image")
     return (
         int(message.role),
-        message.content,
+        sent_text(message),
         message.tool_calls,
         message.tool_call_id,
         message.name,
-        len(message.images),
+        len(message.images) + images,
     )
+
+
+def sent_text(message: Message) -> str:
+    """The message's text as it is sent: with attached text files (and PDFs' text) in it, as the wire puts them
+    (`attachments.wire`): a question with a 100 kB log costs the log's tokens too."""
+    if not message.attachments:
+        return message.content
+    from ..attachments.wire import text_for_model
+
+    return text_for_model(message)
 
 
 def _bytes(text: str) -> int:
@@ -173,7 +184,8 @@ class Counter:
 
         texts: dict[str, list[MessageKey]] = {}
         for key, message in wanted.items():
-            texts.setdefault("\n".join(part for part in (message.content, message.tool_calls) if part), []).append(key)
+            text = "\n".join(part for part in (sent_text(message), message.tool_calls) if part)
+            texts.setdefault(text, []).append(key)
 
         async def one(client: httpx.AsyncClient, text: str, keys: list[MessageKey]) -> None:
             async with limit:

@@ -1,9 +1,9 @@
 """Conversion between engine objects and table rows.
 
-A message row holds the fields of `Message.to_json()` as columns (JSON text for images and meta), so reading a
-row back gives the same document the dialog wrote; a dialog row holds everything of `Dialog.to_json()` except
-the messages. The store never builds its own idea of a dialog: a loaded dialog is `Dialog.from_json` of the
-document assembled here.
+A message row holds the fields of `Message.to_json()` as columns (JSON text for images, meta and attachment
+references; the attached bytes are in `blobs`), so reading a row back gives the same document the dialog wrote; a
+dialog row holds everything of `Dialog.to_json()` except the messages. The store never builds its own idea of a
+dialog: a loaded dialog is `Dialog.from_json` of the document assembled here.
 """
 
 from __future__ import annotations
@@ -17,7 +17,17 @@ from ..sanitize import clean
 if TYPE_CHECKING:
     from ..dialog import Dialog
 
-MESSAGE_COLUMNS = ("role", "content", "name", "reasoning", "tool_call_id", "tool_calls", "images", "meta")
+MESSAGE_COLUMNS = (
+    "role",
+    "content",
+    "name",
+    "reasoning",
+    "tool_call_id",
+    "tool_calls",
+    "images",
+    "meta",
+    "attachments",
+)
 DIALOG_CONFIG_COLUMNS = (
     "branch_from_id",
     "title",
@@ -51,12 +61,13 @@ def message_values(message: Message) -> tuple[str, ...]:
         message.tool_calls,
         dumps([image.to_json() for image in message.images]) if message.images else "",
         dumps(message.meta) if message.meta else "",
+        dumps([a.reference_json() for a in message.attachments]) if message.attachments else "",
     )
 
 
 def message_document(row: tuple[Any, ...]) -> dict[str, Any]:
     """A `Message.to_json()`-shaped document from the columns in `MESSAGE_COLUMNS` order."""
-    role, content, name, reasoning, tool_call_id, tool_calls, images, meta = row
+    role, content, name, reasoning, tool_call_id, tool_calls, images, meta, attachments = row
     document: dict[str, Any] = {"role": role, "content": content}
     if name:
         document["name"] = name
@@ -70,6 +81,8 @@ def message_document(row: tuple[Any, ...]) -> dict[str, Any]:
         document["images"] = json.loads(images)
     if meta:
         document["meta"] = json.loads(meta)
+    if attachments:  # references only: `blobs.fill` gives them their bytes
+        document["attachments"] = json.loads(attachments)
     return document
 
 

@@ -160,6 +160,9 @@ def salvage(source: Path, target: sqlite3.Connection, progress: SalvageProgress 
             from .picks import copy_picks  # not at start-up: it brings the compare package
 
             copy_picks(conn, target)
+            from .blobs import copy_blobs
+
+            copy_blobs(conn, target)
         except BaseException:
             target.execute("ROLLBACK")
             raise

@@ -146,6 +146,21 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX picks_by_time ON picks (created_at, id);
         """,
     ),
+    Migration(
+        6,
+        "attached files, stored once by their hash",
+        # Additive: old rows read as messages without attachments. A message's column holds its attachments'
+        # references (name, kind, size, sha256) as a JSON array; the bytes are in `attachments`, once each.
+        """
+        ALTER TABLE messages ADD COLUMN attachments TEXT NOT NULL DEFAULT '';
+        CREATE TABLE attachments (
+            sha256 TEXT PRIMARY KEY,
+            data BLOB NOT NULL,
+            size INTEGER NOT NULL,
+            created_at REAL NOT NULL
+        );
+        """,
+    ),
 )
 
 #: Characters of a message the full-text index holds (migration 3); longer text is found by its beginning.

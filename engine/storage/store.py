@@ -23,7 +23,7 @@ from ..lookup import DialogHost, DialogSummary, SearchHit
 from ..message import Message, Role
 from ..paths import DB_FILE_NAME, LOCK_FILE_NAME, Paths
 from ..sanitize import clean_line
-from . import rows
+from . import blobs, rows
 from .carry_over import ChangeLog
 from .database import (
     CHECK_AT_OPEN_BYTES,
@@ -310,10 +310,12 @@ class Store(Repairs):
             self._touch(dialog.id)
             conn.execute(_UPSERT_DIALOG, (dialog.id, *rows.dialog_config_values(dialog), dialog.created_at, now))
             conn.execute("DELETE FROM messages WHERE dialog_id = ?", (dialog.id,))
+            blobs.keep(conn, (a for m in messages for a in m.attachments))
             conn.executemany(
                 _INSERT_MESSAGE,
                 ((dialog.id, i, *rows.message_values(m), now) for i, m in enumerate(messages)),
             )
+            blobs.prune(conn)
             conn.execute("UPDATE dialogs SET message_count = ? WHERE id = ?", (len(messages), dialog.id))
 
     @survives_damage(saved_by_recovery=True)
@@ -361,6 +363,7 @@ class Store(Repairs):
                     (dialog_id,),
                 )
             ]
+            blobs.fill(self._conn, messages)
         return rows.dialog_document(found, messages)
 
     @survives_damage()
@@ -393,6 +396,7 @@ class Store(Repairs):
             conn.execute("DELETE FROM messages WHERE dialog_id = ?", (dialog_id,))
             conn.execute("DELETE FROM drafts WHERE dialog_id = ?", (dialog_id,))
             conn.execute("DELETE FROM dialogs WHERE id = ?", (dialog_id,))
+            blobs.prune(conn)
         return True
 
     def answer_rows(self) -> list[tuple[str, float, str]]:
@@ -432,6 +436,7 @@ class Store(Repairs):
         now = time.time()
         with self._transaction() as conn:
             self._touch(dialog_id)
+            blobs.keep(conn, message.attachments)
             conn.execute(_INSERT_MESSAGE, (dialog_id, position, *rows.message_values(message), now))
             conn.execute(
                 "UPDATE dialogs SET message_count = ?, updated_at = ? WHERE id = ?", (position + 1, now, dialog_id)
@@ -444,6 +449,7 @@ class Store(Repairs):
         assignments = ", ".join(f"{c} = ?" for c in rows.MESSAGE_COLUMNS)
         with self._transaction() as conn:
             self._touch(dialog_id)
+            blobs.keep(conn, message.attachments)
             cursor = conn.execute(
                 f"UPDATE messages SET {assignments} WHERE dialog_id = ? AND position = ?",
                 (*rows.message_values(message), dialog_id, position),
@@ -458,6 +464,7 @@ class Store(Repairs):
         with self._transaction() as conn:
             self._touch(dialog_id)
             conn.execute("DELETE FROM messages WHERE dialog_id = ? AND position >= ?", (dialog_id, count))
+            blobs.prune(conn)
             conn.execute(
                 "UPDATE dialogs SET message_count = min(message_count, ?), updated_at = ? WHERE id = ?",
                 (count, time.time(), dialog_id),

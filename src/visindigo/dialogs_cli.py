@@ -206,7 +206,7 @@ def find_dialog(center: Center, name: str) -> str:
 
 
 def _export(center: Center, args: argparse.Namespace) -> int:
-    from visindigo.engine.export import ExportError, export_text, write_export
+    from visindigo.engine.export import ExportError, export_text, write_export, write_markdown_export
     from visindigo.engine.sanitize import escape_json_for_terminal
 
     kind = args.format or (
@@ -214,6 +214,10 @@ def _export(center: Center, args: argparse.Namespace) -> int:
     )
     dialog_id = find_dialog(center, args.dialog)
     try:
+        if kind == "markdown" and args.output is not None:  # attached files go into a folder beside the .md
+            written = write_markdown_export(center, dialog_id, args.output, with_branches=args.branches)
+            print(f"Wrote {written} ({kind}).", file=sys.stderr)
+            return 0
         text = export_text(center, dialog_id, kind=kind, with_branches=args.branches)
         if args.output is None:
             # JSON keeps every character (those a terminal obeys written as \u escapes); Markdown is for reading

@@ -3,7 +3,9 @@
 Keys were chosen for plain SSH sessions (TERM=xterm-256color, no kitty keyboard protocol), where Shift+Enter
 and Alt+Enter reach the app as a bare Enter. Enter therefore sends, and Ctrl+J — a distinct byte (LF) on
 every terminal — inserts a newline; Shift+Enter and Alt+Enter insert one too on terminals that report them.
-Pasted text (bracketed paste) never sends, however many newlines it holds.
+Pasted text (bracketed paste) never sends, however many newlines it holds. A paste that is nothing but paths of
+existing files (a file dropped on the terminal) is not inserted: it becomes attachments (`PathsPasted`), shown
+as chips over the input (`attachments.chips`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from textual.strip import Strip
 from textual.widgets import Static, TextArea
 
 from visindigo.engine import Message
+from visindigo.tui.chat.attachments.chips import AttachmentChips
 from visindigo.tui.chat.vim import VimKeys
 from visindigo.tui.common.sanitize import clean
 from visindigo.tui.platform.text_area_cursor import drawn_cursor_style
@@ -54,7 +57,29 @@ class ComposerInput(TextArea):
         """↑ in an empty composer: edit the last question (a new branch)."""
 
     class ResourceRequested(TextualMessage):
-        """`@` typed where a word starts: the screen may offer MCP resources to attach."""
+        """`@` typed where a word starts: the screen offers files and MCP resources to attach."""
+
+    class PathsPasted(TextualMessage):
+        """A paste that named existing files only (a dropped file): attach them instead of inserting the text."""
+
+        def __init__(self, paths: list[str]) -> None:
+            super().__init__()
+            self.paths = paths
+
+    #: The folder relative pasted paths are read from (the app's start folder); None: a paste is always text.
+    start_folder: str | None = None
+
+    def on_paste(self, event: events.Paste) -> None:
+        """Before `TextArea`'s own handler (a subclass's runs first, and `prevent_default` skips the base's)."""
+        if self.start_folder is None:
+            return
+        from visindigo.engine.attachments import pasted_paths
+
+        paths = pasted_paths(event.text, self.start_folder)
+        if paths:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.PathsPasted(paths))
 
     #: `[ui] composer_keys = "vim"`: the vim keys, asked first for every key (None: the standard keys).
     vim: VimKeys | None = None
@@ -176,6 +201,8 @@ class Composer(Vertical):
         if keys == "vim":
             self.input.vim = VimKeys(self.input)
         self._mode = Static(Content(""), classes="mode")
+        #: The files waiting to go with the next message (bound to a workbench by the screen).
+        self.chips = AttachmentChips(id="attachment-chips")
         #: Index of the user message being edited, or None when composing a new one.
         self.editing_index: int | None = None
         #: The filled template whose text is in the box ("edit first"): Enter sends the text as this message
@@ -185,6 +212,7 @@ class Composer(Vertical):
 
     def compose(self) -> ComposeResult:
         yield self._mode
+        yield self.chips
         yield self.input
 
     @property

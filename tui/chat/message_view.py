@@ -25,6 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from visindigo.engine import Message, Role
+from visindigo.tui.chat.attachments.lines import attachment_widgets
 from visindigo.tui.chat.long_text import FOLD_LIMIT, MARKDOWN_LIMIT, FoldNote, LongText, fold
 from visindigo.tui.chat.markdown.live_markdown import LiveMarkdown
 from visindigo.tui.chat.tool_block import call_signature, tool_block
@@ -239,6 +240,8 @@ class MessageView(Widget):
                 yield Static(Content(text), classes="plain body")
             if hidden:
                 yield FoldNote(hidden)
+            if message.attachments:
+                yield from attachment_widgets(message)
 
     def _shown(self, content: str) -> tuple[str, int]:
         """The cleaned text to show and how many characters are folded away (0 once unfolded)."""

@@ -96,9 +96,10 @@ def start(
         raise Refused("Choose 2 to 4 models to compare.")
     try:
         if question.strip():
-            # as sending it would: what the user attached with @ goes with the question, to every model
+            # as sending it would: the files and resources the user attached go with the question, to every model
             message = Message(Role.USER, question)
-            message = attach_pending(workbench.center, dialog, workbench.pending_resources, message)
+            files = workbench.pending_files
+            message = attach_pending(workbench.center, dialog, workbench.pending_resources, message, files)
             workbench.add_messages(dialog, [message])
             comparison = Comparison(workbench.center, dialog, choices, cut=dialog.message_count, blind=blind, rng=rng)
         elif dialog.message_count == 0:

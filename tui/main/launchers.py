@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from visindigo.engine import Center, Dialog, Message
     from visindigo.engine.mcp_server import MCPServer
     from visindigo.tui.common.help import HelpSection
-    from visindigo.tui.main.resources import PickedResource
+    from visindigo.tui.main.resources import Picked
     from visindigo.tui.main.workspace import Workspace
     from visindigo.tui.workbench import Workbench
     from visindigo.tui.workbench.timeline import TimelineEntry
@@ -62,9 +62,10 @@ class FeatureScreens(Protocol):
     async def show_scores(self, app: App[Any], center: Center) -> None: ...
 
     def pick_resource(
-        self, app: App[Any], servers: list[MCPServer], picked: Callable[[PickedResource | None], None]
+        self, app: App[Any], servers: list[MCPServer], start_folder: str, picked: Callable[[Picked | None], None]
     ) -> None:
-        """Open the resource picker on `servers`; `picked` gets the choice (None: given up)."""
+        """Open the one `@` list on the files under `start_folder` and the resources of `servers`; `picked` gets
+        the choice (None: given up)."""
         ...
 
     def help_sections(self) -> list[HelpSection]:

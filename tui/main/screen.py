@@ -66,6 +66,7 @@ class MainScreen(Workspace):
 
     async def on_mount(self) -> None:
         self._unsubscribe = listen(self, self.workbench, news.RunStarted, news.RunEnded)
+        self.composer.chips.bind(self.workbench)
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
         self.call_after_refresh(self._fill_sidebar)  # hundreds of dialogs: after the first frame
@@ -136,7 +137,7 @@ class MainScreen(Workspace):
     async def _submitted(self, event: ComposerInput.Submitted) -> None:
         event.stop()
         text = event.text
-        if not text.strip():
+        if not text.strip() and not self.workbench.pending_files.of(self.dialog.id):
             return
         if self.composer.editing_index is not None:
             index = self.composer.editing_index
@@ -175,9 +176,11 @@ class MainScreen(Workspace):
         modals.report_failure(self, event)
 
     def on_composer_input_resource_requested(self, event: ComposerInput.ResourceRequested) -> None:
-        """`@` typed where a word starts: open the picker if this dialog has servers, else it is just an `@`."""
-        if self.resources.servers():
-            self.action_attach_resource()
+        """`@` typed where a word starts: the one list of files and resources to attach."""
+        self.action_attach_resource()
+
+    def on_composer_input_paths_pasted(self, event: ComposerInput.PathsPasted) -> None:
+        self.files.attach(event.paths)
 
     async def send(self, text: str | Message) -> None:
         """A question that will not fit the model's window waits for the user's choice (`main.context`)."""
@@ -230,6 +233,13 @@ class MainScreen(Workspace):
 
     def action_attach_resource(self) -> None:
         self.launch.attach_resource()
+
+    def action_attach_file(self) -> None:
+        self.files.open_tree()
+
+    def action_show_picture(self) -> None:
+        cursor = self.pane.cursor
+        self.files.show_picture(cursor.index if cursor is not None and self.focused is self.pane else None)
 
     def action_compact(self) -> None:
         self.context.compact()

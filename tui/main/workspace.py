@@ -9,6 +9,7 @@ to).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ from visindigo.tui.common.approval import approve
 from visindigo.tui.main import modals
 from visindigo.tui.main.modals import tell_refusals
 from visindigo.tui.main.panels import Panels
-from visindigo.tui.main.resources import ResourceAttaching
+from visindigo.tui.main.resources import FileAttaching, ResourceAttaching
 from visindigo.tui.main.sidebar import Sidebar
 from visindigo.tui.workbench import Refused, Runs, Workbench
 from visindigo.tui.workbench.attachments import Pending
@@ -50,7 +51,8 @@ class Workspace(Screen[None]):
         self.drawer = ReasoningDrawer(id="drawer")
         self.composer = Composer(id="composer", keys=configured_keys(center))
         self.status_line = StatusLine(self.workbench, id="status")
-        self.resources = ResourceAttaching(self, self.workbench, self.composer)
+        self.files = FileAttaching(self, self.workbench, self.composer, os.getcwd())
+        self.resources = ResourceAttaching(self, self.workbench, self.composer, self.files)
         self.panels = Panels(self, self.sidebar, self.drawer)
 
     @property

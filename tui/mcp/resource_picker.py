@@ -1,9 +1,11 @@
-"""Choosing an MCP resource to attach to the next message (`@` in the composer, or the palette).
+"""Choosing what to attach to the next message: a file under the start folder or an MCP resource (`@` in the
+composer, alt+a, or the palette) — one list for both, filtered as you type (fuzzy, as the command palette).
 
-The list holds every resource and resource template of the dialog's servers. A template opens its variables
-as template-form rows; the server's `completion/complete` suggestions for the field being typed are shown
-under the form. The screen returns what to read — the server and the URI —
-and the main screen reads and attaches it, so a slow server never freezes the list.
+The list holds the dialog's servers' resources and resource templates, then the files under the start folder
+(`engine.attachments.files_under`, read in a thread so a large folder never holds the list up). A template
+opens its variables as template-form rows; the server's `completion/complete` suggestions for the field being
+typed are shown under the form. The screen returns what to attach — a file's path, or a resource's server and
+URI — and the main screen reads it, so a slow server or a large file never freezes the list.
 """
 
 from __future__ import annotations
@@ -36,6 +38,17 @@ class PickedResource:
     label: str
 
 
+@dataclass(frozen=True, slots=True)
+class PickedFile:
+    """A file of the `@` list: its path relative to the start folder."""
+
+    path: str
+
+
+#: Rows the list shows at once; the filter narrows the rest.
+SHOWN_ROWS = 200
+
+
 def _label(resource: ResourceInfo) -> Content:
     kind = "template " if resource.template else ""
     text = f"{sanitize(resource.server)}/{sanitize(resource.label)}  {kind}{sanitize(resource.uri)}"
@@ -44,10 +57,12 @@ def _label(resource: ResourceInfo) -> Content:
     return Content(text[:200])
 
 
-class ResourcePickerScreen(ModalFrame[PickedResource | None]):
+class ResourcePickerScreen(ModalFrame[PickedResource | PickedFile | None]):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("ctrl+s", "read_template", "Attach", priority=True, show=False),
+        Binding("down", "move(1)", "Next", show=False),
+        Binding("up", "move(-1)", "Previous", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -62,7 +77,7 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
     ResourcePickerScreen.-template #template {
         display: block;
     }
-    ResourcePickerScreen.-template OptionList {
+    ResourcePickerScreen.-template OptionList, ResourcePickerScreen.-template #filter {
         display: none;
     }
     ResourcePickerScreen #template-fields {
@@ -74,19 +89,28 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
     }
     """
 
-    def __init__(self, manager: MCPManager, servers: list[MCPServer]) -> None:
+    def __init__(
+        self, manager: MCPManager | None, servers: list[MCPServer], *, start_folder: str | None = None
+    ) -> None:
         super().__init__()
         self.manager = manager
         self.servers = {server.name: server for server in servers}
+        self.start_folder = start_folder
         self.resources: list[ResourceInfo] = []
+        #: Files under the start folder (relative paths), once listed.
+        self.files: list[str] = []
+        #: What each shown row stands for: an index into `resources`, or a file path.
+        self.rows: list[int | str] = []
         self.template: ResourceInfo | None = None
         self.suggestions: list[str] = []
+        self._note = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="frame") as frame:
-            frame.border_title = "Attach a resource to the next message"
-            frame.border_subtitle = "enter choose · esc back"
-            yield Static(Content("Asking the servers…"), id="status", classes="hint")
+            frame.border_title = "Attach a file or a resource to the next message"
+            frame.border_subtitle = "type to filter · ↑↓ enter choose · esc back"
+            yield Input(placeholder="a file or a resource: type part of its name", id="filter", select_on_focus=False)
+            yield Static(Content("Listing…"), id="status", classes="hint")
             yield OptionList(id="resources")
             with Vertical(id="template"):
                 yield Static("", id="template-title")
@@ -98,28 +122,98 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
                     yield Button("Back", id="back")
 
     def on_mount(self) -> None:
-        self.load()
+        self.query_one("#filter", Input).focus()
+        if self.start_folder is not None:
+            self.list_files(self.start_folder)
+        if self.servers and self.manager is not None:
+            self.load()
+        elif self.start_folder is None:
+            self._note = "No MCP server of this dialog offers resources."
+
+    @work(thread=True, exclusive=True, group="files", exit_on_error=False)
+    def list_files(self, start_folder: str) -> None:
+        from visindigo.engine.attachments import files_under
+
+        files = files_under(start_folder)
+        self.app.call_from_thread(self._files_listed, files)
+
+    def _files_listed(self, files: list[str]) -> None:
+        self.files = files
+        self._refill()
 
     @work(exclusive=True, exit_on_error=False)
     async def load(self) -> None:
-        status = self.query_one("#status", Static)
+        if self.manager is None:
+            return
         try:
             self.resources = await self.manager.list_resources(list(self.servers.values()))
         except Exception as error:  # a server that fails is reported, the picker stays usable
-            status.update(Content(f"The servers could not be asked: {sanitize(str(error))}"))
-            return
-        options = self.query_one(OptionList)
-        options.add_options([Option(_label(r), id=str(i)) for i, r in enumerate(self.resources)])
-        if not self.resources:
-            status.update(Content("None of this dialog's MCP servers offers resources."))
+            self._note = f"The servers could not be asked: {sanitize(str(error))}"
         else:
-            status.update(Content(f"{len(self.resources)} resource(s) and template(s)."))
+            self._note = "" if self.resources else "None of this dialog's MCP servers offers resources."
+        self._refill()
+
+    def _refill(self) -> None:
+        """Show what matches the filter: resources first, then files; best matches first once something is typed."""
+        from textual.fuzzy import Matcher
+
+        query = self.query_one("#filter", Input).value.strip()
+        entries: list[tuple[int | str, str]] = [
+            (i, f"{r.server}/{r.label} {r.uri}") for i, r in enumerate(self.resources)
+        ]
+        entries += [(path, path) for path in self.files]
+        if query:
+            matcher = Matcher(query)
+            scored = [(matcher.match(text), n, key) for n, (key, text) in enumerate(entries)]
+            entries = [
+                (key, "") for score, n, key in sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))
+            ]
+        self.rows = [key for key, _ in entries[:SHOWN_ROWS]]
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options(
+            [
+                Option(_label(self.resources[key]) if isinstance(key, int) else Content(f"📄 {sanitize(key)}"[:200]))
+                for key in self.rows
+            ]
+        )
+        if self.rows:
             options.highlighted = 0
-            options.focus()
+        files = f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}"
+        found = f"{len(self.resources)} resource(s) and template(s), {files}" if self.servers else files
+        shown = f"; {len(entries)} match" if query else ""
+        more = f", the first {SHOWN_ROWS} shown" if len(entries) > SHOWN_ROWS else ""
+        self.query_one("#status", Static).update(Content(" ".join(x for x in (self._note, found + shown + more) if x)))
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._refill()
+
+    @on(Input.Submitted, "#filter")
+    async def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        options = self.query_one(OptionList)
+        if options.highlighted is not None:
+            await self._choose(options.highlighted)
+
+    def action_move(self, step: int) -> None:
+        if self.template is None:
+            options = self.query_one(OptionList)
+            options.action_cursor_down() if step > 0 else options.action_cursor_up()
 
     @on(OptionList.OptionSelected)
     async def _chosen(self, event: OptionList.OptionSelected) -> None:
-        resource = self.resources[int(event.option.id or 0)]
+        await self._choose(event.option_index)
+
+    async def _choose(self, index: int) -> None:
+        if not 0 <= index < len(self.rows):
+            return
+        key = self.rows[index]
+        if isinstance(key, str):
+            self.dismiss(PickedFile(key))
+            return
+        resource = self.resources[key]
         server = self.servers[resource.server]
         if not resource.template:
             self.dismiss(PickedResource(server, resource.uri, resource.label))
@@ -137,7 +231,7 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
         from visindigo.tui.common.fields import ServerSuggester
 
         for row in rows:
-            if isinstance(row.widget, Input):
+            if isinstance(row.widget, Input) and self.manager is not None:
                 row.widget.suggester = ServerSuggester(
                     self.manager, server, "resource", resource.uri, row.spec.name, self._values
                 )
@@ -147,7 +241,7 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
     def _values(self) -> dict[str, str]:
         return {row.spec.name: row.value() for row in self.query(FieldRow)}
 
-    @on(Input.Changed)
+    @on(Input.Changed, "#template-fields Input")
     def _changed(self, event: Input.Changed) -> None:
         row = next((r for r in self.query(FieldRow) if r.widget is event.input), None)
         if row is not None and self.template is not None:
@@ -156,7 +250,7 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
     @work(exclusive=True, group="complete", exit_on_error=False)
     async def complete(self, argument: str, value: str) -> None:
         template = self.template
-        if template is None:
+        if template is None or self.manager is None:
             return
         server = self.servers[template.server]
         context = {k: v for k, v in self._values().items() if k != argument and v}
@@ -164,7 +258,7 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
         shown = ", ".join(sanitize(s) for s in self.suggestions[:8])
         self.query_one("#suggestions", Static).update(Content(f"suggestions: {shown}" if shown else ""))
 
-    @on(Input.Submitted)
+    @on(Input.Submitted, "#template-fields Input")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_read_template()
@@ -195,6 +289,6 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
         if self.template is not None:
             self.template = None
             self.remove_class("-template")
-            self.query_one(OptionList).focus()
+            self.query_one("#filter", Input).focus()
             return
         self.dismiss(None)

@@ -152,4 +152,11 @@ class DialogChanged:
     dialog_id: str
 
 
-WorkbenchEvent = RunEvent | ShownChanged | TreeChanged | DialogChanged
+@dataclass(frozen=True, slots=True)
+class AttachmentsChanged:
+    """The files or MCP resources waiting to go with the dialog's next message changed (the chips redraw)."""
+
+    dialog_id: str
+
+
+WorkbenchEvent = RunEvent | ShownChanged | TreeChanged | DialogChanged | AttachmentsChanged

@@ -23,7 +23,7 @@ from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallReques
 from visindigo.engine.lookup import SearchHit
 from visindigo.engine.storage.errors import StoreRepairing
 from visindigo.tui.workbench import branches
-from visindigo.tui.workbench.attachments import Pending, attach_pending
+from visindigo.tui.workbench.attachments import Pending, PendingFiles, attach_pending, pending_problem
 from visindigo.tui.workbench.context import ContextWork
 from visindigo.tui.workbench.events import (
     DialogChanged,
@@ -98,6 +98,8 @@ class Workbench:
         self.last_copied: tuple[str, str] | None = None
         #: MCP resources that go with each dialog's next message (see `attachments`).
         self.pending_resources: Pending = {}
+        #: Files that go with each dialog's next message (the chips over the composer).
+        self.pending_files = PendingFiles(self.emit)
         self._usage = UsageTally()
         #: The meter, compaction, pins and the ledger (`workbench.context`).
         self.context = ContextWork(self)
@@ -244,7 +246,8 @@ class Workbench:
         new_in_tree = self._register(dialog) or not dialog.title
         named_after = title_from or (messages[-1] if messages else None)
         if not dialog.title and named_after is not None:
-            dialog.title = title_for(named_after.content) or named_after.name
+            files = [a.display_name for a in named_after.attachments]  # a question of files alone
+            dialog.title = title_for(named_after.content) or named_after.name or ", ".join(files)[:60]
         for message in messages:
             dialog.append_message(message)
             self.emit(MessageAdded(dialog.id, dialog.message_count - 1))
@@ -257,7 +260,9 @@ class Workbench:
         self.refuse_while_running(dialog)
         message = Message(Role.USER, text) if isinstance(text, str) else text
         if message.role is Role.USER:
-            message = attach_pending(self.center, dialog, self.pending_resources, message)
+            if problem := pending_problem(self.center, dialog, self.pending_files):
+                raise Refused(problem)
+            message = attach_pending(self.center, dialog, self.pending_resources, message, self.pending_files)
         self.add_messages(dialog, [message])
         self.emit(Sent(dialog.id))
         self.start_run(dialog)

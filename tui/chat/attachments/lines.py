@@ -1,0 +1,98 @@
+"""What a message shows of its attached files: a line per file (name, kind, size — the name cleaned), and a
+small picture under each image, drawn in half blocks (`cells`). `PictureScreen` shows one full size."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Static
+
+from visindigo.engine import Message
+from visindigo.engine.attachments import Attachment, AttachmentKind
+from visindigo.tui.chat.attachments.cells import cached_cells, cell_size, image_cells
+
+#: The picture in a message: small enough to keep the dialog readable at 80×24.
+PREVIEW_COLUMNS = 24
+PREVIEW_ROWS = 6
+
+
+class Picture(Static):
+    """An attached image in half blocks, at most `columns` × `rows` cells, drawn in a thread: decoding a 4K
+    screenshot takes a few hundred milliseconds that the event loop must not wait for. Until then the picture's
+    place is kept blank, so the dialog does not move when it appears."""
+
+    DEFAULT_CSS = """
+    Picture {
+        width: auto;
+        height: auto;
+    }
+    """
+
+    def __init__(self, attachment: Attachment, columns: int = PREVIEW_COLUMNS, rows: int = PREVIEW_ROWS) -> None:
+        drawn = cached_cells(attachment.sha256, columns, rows)
+        if drawn is None:
+            width, height = cell_size(attachment.width, attachment.height, columns, rows)
+            drawn = Content("\n".join(" " * width for _ in range(height)))
+        super().__init__(drawn, classes="picture")
+        self.attachment = attachment
+        self.columns = columns
+        self.rows = rows
+
+    def on_mount(self) -> None:
+        if cached_cells(self.attachment.sha256, self.columns, self.rows) is None:
+            self.run_worker(self._draw, thread=True, exit_on_error=False, group="picture")
+
+    def _draw(self) -> None:
+        attachment = self.attachment
+        drawn = image_cells(attachment.sha256, attachment.data, self.columns, self.rows)
+        self.app.call_from_thread(self.update, drawn)
+
+
+def attachment_widgets(message: Message) -> Iterator[Widget]:
+    """The line of each attached file, with its picture under an image."""
+    for attachment in message.attachments:
+        yield Static(Content.assemble(("▣ ", "dim"), attachment.label()), classes="plain attachment")
+        if attachment.kind is AttachmentKind.IMAGE:
+            yield Picture(attachment)
+
+
+def images_of(message: Message) -> list[Attachment]:
+    return [a for a in message.attachments if a.kind is AttachmentKind.IMAGE]
+
+
+class PictureScreen(ModalScreen[None]):
+    """One attached image as large as the screen allows (half blocks); esc or enter closes it."""
+
+    BINDINGS = [Binding("escape,enter,q", "dismiss", "Close")]
+
+    DEFAULT_CSS = """
+    PictureScreen {
+        align: center middle;
+    }
+    PictureScreen > Vertical {
+        width: auto;
+        height: auto;
+        background: $surface;
+        padding: 0 1;
+    }
+    PictureScreen .name {
+        color: $text-muted;
+    }
+    """
+
+    def __init__(self, attachment: Attachment) -> None:
+        super().__init__()
+        self.attachment = attachment
+
+    def compose(self) -> ComposeResult:
+        columns = max(8, self.app.size.width - 4)
+        rows = max(4, self.app.size.height - 3)
+        with Vertical():
+            yield Static(Content(f"{self.attachment.label()} · esc closes"), classes="name")
+            yield Picture(self.attachment, columns, rows)

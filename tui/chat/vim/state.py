@@ -166,9 +166,9 @@ class VimState:
         operator = self.operator
         row, _ = buffer.location()
         if name == operator:  # dd, cc, yy
-            count = self._take_count() or 1
+            lines = self._take_count() or 1
             self._reset()
-            return self._lines(operator, row, row + count - 1, buffer)
+            return self._lines(operator, row, row + lines - 1, buffer)
         if name not in MOTION_KEYS:
             self._reset()
             return Outcome()

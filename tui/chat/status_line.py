@@ -46,8 +46,10 @@ def meter_content(meter: Meter | None) -> Content:
     window = count_text(meter.window) if meter.window else "unknown"
     text = f"ctx {about}{count_text(meter.used)}/{window} +{count_text(meter.room)}"
     level = meter_level(meter)
-    style = {"error": "bold $text-error", "warning": "bold $text-warning"}.get(level, "")
-    return Content.styled(text, style) if style else Content(text)
+    if not level:
+        return Content(text)
+    style = "bold $text-error" if level == "error" else "bold $text-warning"
+    return Content.assemble((text, style), (" alt+z compacts", "$text-muted"))  # offered as the window fills
 
 
 def cost_text(dollars: float, unknown: int) -> str:

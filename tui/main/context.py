@@ -201,7 +201,8 @@ class ContextActions:
 
     def learn_window(self, dialog: Dialog) -> None:
         """Ask the dialog's server for its windows (once a session per provider) for the meter."""
-        self.screen._in_worker(self.workbench.context.learn_window(dialog), group="window")
+        if self.workbench.context.window_wanted(dialog):
+            self.screen._in_worker(self.workbench.context.learn_window(dialog), group="window")
 
     # --- before sending, and after a refusal ------------------------------------------------------------------
 

@@ -74,6 +74,7 @@ class MainScreen(ModalLaunchers, Screen[None]):
         self.stream_fps = max(0.5, min(60.0, stream_fps))
         self.sidebar = Sidebar(self.workbench, id="sidebar")
         self.pane = MessagePane(self.workbench, fps=self.stream_fps, id="messages")
+        self.pane.context_keys = True  # p pins, i shows an answer's figures, l a summary's ledger
         self.drawer = ReasoningDrawer(id="drawer")
         self.composer = Composer(id="composer")
         self.status_line = StatusLine(self.workbench, id="status")

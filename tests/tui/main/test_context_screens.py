@@ -220,5 +220,7 @@ async def test_automatic_compaction_makes_a_branch_says_so_and_sends_the_questio
         assert await wait_until(pilot, lambda: screen.dialog is not original and screen.dialog.message_count > 4)
         assert await wait_until(pilot, lambda: not screen.runs.is_running(screen.dialog.id))
         branch = screen.dialog
-        assert "automatically" in branch.message_at(0).content and branch.last_message.content == "Answered in the branch."
+        assert (
+            "automatically" in branch.message_at(0).content and branch.last_message.content == "Answered in the branch."
+        )
         assert any("compacted automatically" in n.message for n in app._notifications)

@@ -15,7 +15,7 @@ Nothing here imports Pillow or pypdf until an image or a PDF is read or sent.
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import AttachmentError, AttachmentTooLarge
+from .errors import AttachmentError
 from .limits import (
     ANTHROPIC_IMAGE_LIMITS,
     DEFAULT_TEXT_LIMIT,
@@ -26,7 +26,7 @@ from .limits import (
     text_limit,
     window_room,
 )
-from .model import Attachment, AttachmentKind, human_size
+from .model import Attachment, AttachmentKind, AttachmentTooLarge, human_size
 from .reading import read_attachment
 
 if TYPE_CHECKING:

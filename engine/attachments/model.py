@@ -20,7 +20,7 @@ from typing import Any
 from ..sanitize import clean_line
 from .errors import AttachmentError
 
-__all__ = ["HEAD_BYTES", "Attachment", "AttachmentKind", "human_size", "is_text", "sniff_kind"]
+__all__ = ["HEAD_BYTES", "Attachment", "AttachmentKind", "AttachmentTooLarge", "human_size", "is_text", "sniff_kind"]
 
 
 class AttachmentKind(StrEnum):
@@ -206,3 +206,26 @@ class Attachment:
 
 def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+class AttachmentTooLarge(AttachmentError):
+    """A text file over the limit. `first_part()` is the attachment cut to the limit at a line end, marked as a
+    part (its header tells the model how much of the file it reads)."""
+
+    def __init__(self, message: str, *, name: str, head: bytes, whole_size: int, limit: int) -> None:
+        super().__init__(message)
+        self.name = name
+        #: The file's first bytes as read (at least `limit` of them, or all when the file is shorter).
+        self._head = head
+        self.whole_size = whole_size
+        self.limit = limit
+
+    def first_part(self, limit: int | None = None) -> Attachment:
+        """The first `limit` bytes (default: the limit that was exceeded), ending at the last line end within them
+        — or at a character boundary when the first line alone is longer."""
+        size = self.limit if limit is None else max(0, min(limit, len(self._head)))
+        part = self._head[:size]
+        newline = part.rfind(b"\n")
+        # without a line end: drop a character cut in half
+        part = part[: newline + 1] if newline >= 0 else part.decode("utf-8", errors="ignore").encode("utf-8")
+        return Attachment(self.name, AttachmentKind.TEXT, "text/plain", part, whole_size=self.whole_size)

@@ -20,9 +20,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..sanitize import clean_line
-from .errors import AttachmentError, AttachmentTooLarge
+from .errors import AttachmentError
 from .limits import ANTHROPIC_IMAGE_LIMITS, DEFAULT_TEXT_LIMIT, MAX_FILE_BYTES, OPENAI_IMAGE_LIMITS, ImageLimits
-from .model import HEAD_BYTES, Attachment, AttachmentKind, human_size, sniff_kind
+from .model import HEAD_BYTES, Attachment, AttachmentKind, AttachmentTooLarge, human_size, sniff_kind
 
 __all__ = ["CHUNK_BYTES", "read_attachment", "resolve"]
 

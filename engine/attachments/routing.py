@@ -20,8 +20,8 @@ from .limits import image_limits_for
 from .model import Attachment, AttachmentKind
 
 if TYPE_CHECKING:
-    from ..center import Center
     from ..dialog import Dialog
+    from ..lookup import DialogHost
     from ..provider import Provider
 
 __all__ = ["check_images_fit", "image_model_hint", "image_refusal", "question_has_images", "send_problem"]
@@ -78,7 +78,7 @@ def check_images_fit(messages: Iterable[Message], provider: Provider) -> None:
         prepare_image(attachment, limits)
 
 
-def send_problem(center: Center, dialog: Dialog, attachments: Sequence[Attachment] = ()) -> str | None:
+def send_problem(center: DialogHost, dialog: Dialog, attachments: Sequence[Attachment] = ()) -> str | None:
     """Why sending `attachments` in `dialog` now would be refused, in one line; None when nothing stands in the way
     as far as the configured models tell (a provider whose models are not listed yet is left to the run).
 

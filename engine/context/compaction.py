@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 from ..capability import Capability
 from ..message import Message, Role
 from ..prompt import Prompt
-from ..providers.base import ChatRequest, ProviderError, TextPart
 from .counting import Counter, counter_for, message_key
 from .fit import check_fit, request_parts
 
@@ -175,6 +174,8 @@ async def _summarise(center: Center, dialog: Dialog, replaced: list[Message]) ->
     provider = center.get_provider(provider_id)
     if provider is None:
         raise CompactionError(f"no provider {provider_id!r} to write the summary; set [context] summary_provider")
+    # the provider adapters load with the first summary, not with the screen that offers compaction
+    from ..providers.base import ChatRequest, ProviderError, TextPart
     from ..providers.models import ensure_models
 
     wanted = str(settings.get("summary_model") or dialog.model_id)

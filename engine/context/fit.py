@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..capability import Capability
 from ..message import Message, Role
+from ..model_window import window
 from ..provider import NoModelAvailable
-from ..providers.windows import ensure_windows, window
 from .counting import RequestSize, counter_for
 
 if TYPE_CHECKING:
@@ -105,6 +105,8 @@ async def check_fit_exactly(center: Center, dialog: Dialog, draft: str = "") -> 
     parts = request_parts(center, dialog, draft)
     if parts is None:
         return None
+    from ..providers.windows import ensure_windows  # the adapters load with the first request, not the meter
+
     await ensure_windows(parts.provider)
     counter = counter_for(parts.provider, parts.model)
     if parts.provider.kind == "anthropic":

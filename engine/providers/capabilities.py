@@ -112,6 +112,18 @@ def takes_named_tool_choice(provider: Endpoint) -> bool:
     return server_kind(provider) not in NO_NAMED_TOOL_CHOICE
 
 
+def forced_choice_note(provider: Endpoint | None) -> str:
+    """What the provider's server does with a forced tool choice, for the parameters screen; "" when it takes
+    the choice as it is written (a user who picks one tool should know when the server is sent something else)."""
+    if provider is None or takes_named_tool_choice(provider):
+        return ""
+    kind = server_kind(provider)
+    return (
+        f"{kind}'s server does not take a named tool: a chosen tool is sent as \"required\" with only that tool "
+        "offered (first reply only)."
+    )
+
+
 def from_listing(model: ModelInfo, entry: Mapping[str, Any]) -> ModelInfo:
     """`model` with the marks its `/models` entry states (OpenRouter's shape), each with its source; unchanged
     when the entry states none. Tools come only from `supported_parameters`: without it they are assumed."""

@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from ..capability import Capability
+from ..model_window import from_server, set_window, window
 from ..provider import ModelInfo, Provider
 from ..sanitize import clean_line
 from .capabilities import ASSUMED, learn_from_server, sources, with_sources
-from .windows import from_server, learn_windows, set_window, window
+from .windows import learn_windows
 
 __all__ = ["DEFAULT_LISTED_CAPABILITIES", "ensure_models", "list_models", "merge_models"]
 

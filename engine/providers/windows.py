@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..model_info import ModelInfo
+from ..model_window import CONFIG, SOURCE_KEY, UNKNOWN, set_window, settled, window
 from .capabilities import LLAMA_CPP_SLOT_WINDOW, server_kind, server_root
 
 if TYPE_CHECKING:
@@ -43,15 +44,12 @@ __all__ = [
     "window_from_listing",
 ]
 
-SOURCE_KEY = "context_source"
 #: Ollama: the length the model was trained for (`model_info`), the most `num_ctx` can usefully be.
 TRAINED_KEY = "trained_context"
 #: Keys of `ModelInfo.extra` learnt from a server this session, never written to the config.
 #: Ollama: the `num_ctx` the model's Modelfile sets (the user's choice there: sent as it is).
 MODELFILE_KEY = "modelfile_num_ctx"
 LEARNT_KEYS = frozenset({SOURCE_KEY, TRAINED_KEY, MODELFILE_KEY, "owned_by"})
-CONFIG = "config"
-UNKNOWN = "unknown"
 #: What Ollama cuts a prompt at when neither the request nor the model's Modelfile sets `num_ctx`.
 OLLAMA_DEFAULT_NUM_CTX = 4096
 #: The `num_ctx` sent to Ollama for a model whose length is known, unless the config says otherwise
@@ -61,32 +59,6 @@ DEFAULT_NUM_CTX_CAP = 32768
 LOCAL_SERVERS = frozenset({"llama.cpp", "ollama", "lmstudio", "vllm", "llama-cpp-python"})
 #: Marks a provider whose windows were asked of its server in this session.
 _ASKED = "_windows_asked"
-
-
-def window(model: ModelInfo) -> tuple[int, str]:
-    """The model's window in tokens (0: unknown) and where the figure came from."""
-    source = model.extra.get(SOURCE_KEY)
-    if model.context_window > 0:  # set since it was asked ("unknown" then): by the config or the user
-        return model.context_window, str(source) if isinstance(source, str) and source not in ("", UNKNOWN) else CONFIG
-    return 0, UNKNOWN
-
-
-def set_window(model: ModelInfo, tokens: int, source: str) -> None:
-    model.context_window = tokens
-    model.extra[SOURCE_KEY] = source
-
-
-def from_server(model: ModelInfo) -> bool:
-    """Whether the model's window was told by its server (which outranks the config)."""
-    source = model.extra.get(SOURCE_KEY)
-    return isinstance(source, str) and source.startswith(("server", "learnt"))
-
-
-def settled(model: ModelInfo) -> bool:
-    """Whether asking the server again would tell nothing new: its server told the window (or it was sent to
-    Ollama), or the server was asked and said nothing ("unknown"). So a window costs one request per model."""
-    source = model.extra.get(SOURCE_KEY)
-    return from_server(model) or source == UNKNOWN or (isinstance(source, str) and source.startswith("sent"))
 
 
 def window_from_listing(entry: Mapping[str, Any]) -> tuple[int, str] | None:

@@ -288,9 +288,9 @@ class MessageList(WindowedViews):
     def _reserve_room(self, view: MessageView) -> None:
         """Jump scrolling: keep blank room under a streaming reply, so it grows without scrolling the pane.
 
-        Scrolling moves every line of the pane, so the terminal must redraw all of it (~30 KB at 120×40) for
-        each frame; growing into blank room redraws only the lines that changed. When the room is nearly used
-        up, it is renewed with half a pane more, which scrolls once. Only while the pane follows the bottom.
+        Scrolling moves every line of the pane, so the terminal must redraw all of it for each frame; growing into
+        blank room redraws only the lines that changed. When the room is nearly used up, it is renewed with half
+        a pane more, which scrolls once. Only while the pane follows the bottom.
         """
         if not self.is_anchored or self._anchor_released:
             return

@@ -210,6 +210,9 @@ class MessagePane(MessageList, can_focus=True):
 
     async def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
+        if self.dialog is not None and _may_add_an_alternative(event, self.dialog.id):
+            # another branch got its answer (a compare column retried) or the tree changed: ◀ n/m ▶ follows
+            self.set_alternatives(self.workbench.positions(self.dialog))
         if not isinstance(event, news.RunEvent) or self.dialog is None or event.dialog_id != self.dialog.id:
             return
         async with self._changing:
@@ -459,3 +462,10 @@ class MessagePane(MessageList, can_focus=True):
         if event.view.index is not None:
             self.select_view(event.view, scroll=False)
             await self.step_alternative(event.view.index, event.step)
+
+
+def _may_add_an_alternative(event: object, own_id: str) -> bool:
+    """Whether `event`, about some other dialog, may change how many alternatives this pane's messages have."""
+    if isinstance(event, news.TreeChanged):
+        return True
+    return isinstance(event, news.RunEnded) and event.dialog_id != own_id

@@ -17,6 +17,8 @@ another dialog is shown or its model changes, and once a second while it runs (t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.content import Content
 from textual.timer import Timer
 from textual.widget import Widget
@@ -90,7 +92,7 @@ class StatusLine(Widget):
         self.note = ""
         self._shown_note = ""
         self._ticker: Timer | None = None
-        self._unsubscribe = lambda: None
+        self._unsubscribe: Callable[[], None] = lambda: None
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(1.0, self.refresh_now, pause=True, name="status-ticker")

@@ -51,7 +51,7 @@ class CompareColumn(Vertical):
         height: 1fr;
         border-right: vkey $panel;
     }
-    CompareColumn:last-of-type {
+    CompareColumn.-last {
         border-right: none;
     }
     CompareColumn > MessagePane {
@@ -90,7 +90,7 @@ class CompareColumn(Vertical):
         self.pane = ColumnPane(workbench, dialog, fps=fps)
         self.header = CompareHeader(self.figures())
         self._ticker: Timer | None = None
-        self._unsubscribe = lambda: None
+        self._unsubscribe: Callable[[], None] = lambda: None
 
     def compose(self) -> ComposeResult:
         yield self.header

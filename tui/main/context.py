@@ -8,7 +8,7 @@ there (or, when the server refused it, the branch — which keeps it as its last
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from textual import on
@@ -48,7 +48,8 @@ class Host(Protocol):
     pane: MessagePane
     composer: Composer
 
-    def _in_worker(self, flow: Coroutine[Any, Any, None], group: str = "modal") -> Worker[None]: ...
+    def in_worker(self, flow: Coroutine[Any, Any, None], group: str = "modal") -> Worker[None]: ...
+    def call_after_refresh(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
     async def open_dialog(self, dialog: Dialog, *, focus_index: int | None = None) -> None: ...
 
 
@@ -201,8 +202,12 @@ class ContextActions:
 
     def learn_window(self, dialog: Dialog) -> None:
         """Ask the dialog's server for its windows (once a session per provider) for the meter."""
-        if self.workbench.context.window_wanted(dialog):
-            self.screen._in_worker(self.workbench.context.learn_window(dialog), group="window")
+        if not self.workbench.context.window_wanted(dialog):
+            return
+        # after the frame it is shown in: asking loads the provider adapters, which the first frame does without
+        self.screen.call_after_refresh(
+            lambda: self.screen.in_worker(self.workbench.context.learn_window(dialog), group="window")
+        )
 
     # --- before sending, and after a refusal ------------------------------------------------------------------
 
@@ -217,11 +222,11 @@ class ContextActions:
             return True
         settings = self.workbench.center.settings.get("context")
         if isinstance(settings, dict) and settings.get("auto_compact") and fit.window:
-            self.screen._in_worker(self._auto_compact(dialog, text), group="context")
+            self.screen.in_worker(self._auto_compact(dialog, text), group="context")
             return False
         if fit.status != "over":
             return True
-        self.screen._in_worker(
+        self.screen.in_worker(
             self._choose(dialog, text, "This question will not fit", fit_message(fit)), group="context"
         )
         return False
@@ -229,7 +234,7 @@ class ContextActions:
     def after_refusal(self, dialog: Dialog, error: str) -> None:
         """The server refused the request for its size: the same choice, for the question kept in the dialog."""
         why = f"{error}\n\nYour question is kept in the dialog."
-        self.screen._in_worker(
+        self.screen.in_worker(
             self._choose(dialog, None, "The server refused: context exceeded", why, "Send again as it is"),
             group="context",
         )
@@ -295,7 +300,7 @@ class ContextActions:
             verb = "moved out of" if moved else "summarised in"
             self.screen.app.notify(f"A new branch: {count} earlier messages {verb} it (l on it shows them).")
 
-        self.screen._in_worker(flow(), group="context")
+        self.screen.in_worker(flow(), group="context")
 
     def pin(self, index: int) -> None:
         pinned = self.workbench.context.toggle_pin(self.workbench.shown, index)
@@ -307,7 +312,7 @@ class ContextActions:
 
     def details(self, index: int) -> None:
         lines = self.workbench.context.answer_lines(self.workbench.shown, index)
-        self.screen._in_worker(self._show(AnswerDetailsScreen(f"Message {index + 1}", lines)), group="context")
+        self.screen.in_worker(self._show(AnswerDetailsScreen(f"Message {index + 1}", lines)), group="context")
 
     async def _show(self, screen: AnswerDetailsScreen) -> None:
         await self.screen.app.push_screen_wait(screen)
@@ -342,4 +347,4 @@ class ContextActions:
             await self.screen.open_dialog(branch, focus_index=where)
             self.screen.app.notify(f"Message {position + 1} of the parent is back in this branch.")
 
-        self.screen._in_worker(flow(), group="context")
+        self.screen.in_worker(flow(), group="context")

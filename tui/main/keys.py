@@ -1,13 +1,16 @@
 """The main screen's keys and command-palette entries: every screen-wide action has both (a test checks it), and
-the palette adds what can be done with the message under the cursor."""
+the palette adds what can be done with the message under the cursor. `MainCommands` is the palette's provider
+that asks the screen for them each time it opens."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
 from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from visindigo.engine import Role
 from visindigo.tui.chat.message_pane import MessagePane
@@ -145,3 +148,28 @@ def palette_commands(
             ("Next alternative", "▶ at the cursor (→ or ])", partial(pane.action_step, 1)),
         ]
     return commands
+
+
+async def _call(callback: Callable[[], object]) -> None:
+    result = callback()
+    if inspect.isawaitable(result):
+        await result
+
+
+class MainCommands(Provider):
+    """Asks the screen for its commands (`palette_commands()`) each time the palette opens."""
+
+    def _commands(self) -> list[PaletteCommand]:
+        source = getattr(self.screen, "palette_commands", None)  # the main screen's (other screens have none)
+        return list(source()) if callable(source) else []
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._commands():
+            yield DiscoveryHit(title, partial(_call, callback), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._commands():
+            score = matcher.match(f"{title} {help_text}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), partial(_call, callback), text=title, help=help_text)

@@ -9,7 +9,6 @@ edit is: registered with the Center, put in the tree, then shown by the screen.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -89,7 +88,8 @@ class Bench(Protocol):
     """What the context actions use of the workbench (named here: the workbench imports this module)."""
 
     center: Center
-    emit: Callable[[WorkbenchEvent], None]
+
+    def emit(self, event: WorkbenchEvent) -> None: ...
 
     def refuse_while_running(self, dialog: Dialog) -> None: ...
     def is_registered(self, dialog: Dialog) -> bool: ...
@@ -113,8 +113,12 @@ class ContextWork:
         center = self.workbench.center
         provider = center.get_provider(dialog.provider_id) if dialog.provider_id else center.default_provider
         try:
-            model = provider.pick_model(dialog.capability_requirement | Capability.TEXT, dialog.model_id)
-        except (NoModelAvailable, AttributeError):  # no provider, or none of its models will do
+            model = (
+                None
+                if provider is None
+                else provider.pick_model(dialog.capability_requirement | Capability.TEXT, dialog.model_id)
+            )
+        except NoModelAvailable:  # none of its models will do
             model = None
         key = (
             dialog.message_count,

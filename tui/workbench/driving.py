@@ -135,6 +135,7 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
                     state.input_tokens += input_tokens
                     state.round_input_estimate = 0
                     state.output_tokens += output_tokens
+                    state.round_reported = True
                     report(UsageChanged(dialog_id))
                 case ContextExceeded(message=message):
                     state.context_exceeded = True

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-__all__ = ["Refused"]
+from typing import Literal
+
+__all__ = ["Refused", "Severity"]
+
+#: How a refusal is shown: the severities of a Textual notice (named here: the workbench imports no Textual).
+Severity = Literal["information", "warning", "error"]
 
 
 class Refused(Exception):
     """The workbench will not do this now; `str(error)` says why, for the user (`severity` as for a notice)."""
 
-    def __init__(self, message: str, severity: str = "warning") -> None:
+    def __init__(self, message: str, severity: Severity = "warning") -> None:
         super().__init__(message)
         self.severity = severity

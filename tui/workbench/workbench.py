@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from visindigo.engine import Center, Dialog, Message, Role
 from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallRequest
+from visindigo.engine.lookup import SearchHit
 from visindigo.engine.storage.errors import StoreRepairing
 from visindigo.tui.workbench import branches
 from visindigo.tui.workbench.attachments import Pending, attach_pending
@@ -192,7 +193,7 @@ class Workbench:
     def sibling_of(self, dialog_id: str, step: int) -> str | None:
         return self.tree_index.sibling(dialog_id, step)
 
-    def search(self, query: str, *, limit: int = 100) -> list[Any]:
+    def search(self, query: str, *, limit: int = 100) -> list[SearchHit]:
         """The store's full-text search (hits with dialog_id, title, snippet, message_index)."""
         return list(self.center.search(query, limit=limit))
 

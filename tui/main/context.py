@@ -298,7 +298,9 @@ class ContextActions:
             ledger = ledger_of(next(m for m in branch.messages if ledger_of(m) is not None)) or {}
             count = len(ledger.get("replaced", []))
             verb = "moved out of" if moved else "summarised in"
-            self.screen.app.notify(f"A new branch: {count} earlier messages {verb} it (l on it shows them).")
+            before, after = ledger.get("tokens_before", 0), ledger.get("tokens_after", 0)
+            sizes = f"; the request {before:,} → {after:,} tokens" if before and after else ""
+            self.screen.app.notify(f"A new branch: {count} earlier messages {verb} it{sizes} (l on it shows them).")
 
         self.screen.in_worker(flow(), group="context")
 

@@ -123,6 +123,8 @@ async def test_compact_pin_and_the_ledger_jump_to_the_parent_and_put_back() -> N
         branch = screen.dialog
         summary = branch.message_at(0)
         assert "four questions" in summary.content and branch.message_at(1).content == original.message_at(0).content
+        told = [n.message for n in app._notifications if n.message.startswith("A new branch")]
+        assert told and "earlier messages summarised in it; the request" in told[-1] and " → " in told[-1]
         screen.pane.focus()
         await pilot.press("home")
         await pilot.press("l")

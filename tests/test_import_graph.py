@@ -155,7 +155,7 @@ def test_no_tui_module_imports_the_app() -> None:
 #: The TUI's feature packages, and what each may import besides itself and the engine: the parts below every
 #: feature. A feature reaches another through a protocol the app fills (`main.launchers.FeatureScreens`, filled
 #: from `tui/features.py`), never by importing it.
-FEATURES = ("main", "compare", "mcp", "templates", "setup", "start")
+FEATURES = ("main", "compare", "mcp", "templates", "setup", "start", "history")
 BELOW_FEATURES = ("common", "workbench", "platform", "chat")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .builtin import ANSI, BUILTIN_THEMES, DARK, DEFAULT_THEME, HIGH_CONTRAST, LIGHT
+from .builtin import ANSI, BUILTIN_THEMES, COLOUR_BLIND, DARK, DEFAULT_THEME, HIGH_CONTRAST, LIGHT, NO_COLOR
 from .user import ThemeFileError, load_theme_file, load_user_themes, theme_from_mapping
 
 if TYPE_CHECKING:
@@ -18,10 +18,12 @@ if TYPE_CHECKING:
 __all__ = [
     "ANSI",
     "BUILTIN_THEMES",
+    "COLOUR_BLIND",
     "DARK",
     "DEFAULT_THEME",
     "HIGH_CONTRAST",
     "LIGHT",
+    "NO_COLOR",
     "ThemeFileError",
     "default_user_theme_dir",
     "load_theme_file",
@@ -45,7 +47,7 @@ def register_themes(app: App[object], user_theme_dir: Path | str | None = None) 
 
     Returns one "<file>: <problem>" line per problem; a broken file is skipped, never fatal.
     """
-    for theme in BUILTIN_THEMES.values():
+    for theme in (*BUILTIN_THEMES.values(), NO_COLOR):
         app.register_theme(theme)
     if user_theme_dir is None:
         return []

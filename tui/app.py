@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -58,7 +59,9 @@ class VisindigoApp(LeavingOnSignals, App[None]):
     ]
 
     def __init__(self, center: Center, options: AppOptions | None = None) -> None:
-        super().__init__()
+        # NO_COLOR (https://no-color.org): Textual drops every colour when the theme is on the terminal's own
+        # palette, so ask for that palette; `start.themes` picks the theme that shows cursors by text style.
+        super().__init__(ansi_color=True if "NO_COLOR" in os.environ else None)
         platform.install(self)  # the seam's shims, each checked against the installed Textual
         self.center = center
         self.options = options or AppOptions()
@@ -159,7 +162,6 @@ class VisindigoApp(LeavingOnSignals, App[None]):
         """The template folder of the config, or a temporary one (`start.template_folder`)."""
         return self.templates.library()
 
-
     @property
     def main_screen(self) -> MainScreen | None:
         for screen in self.screen_stack:
@@ -179,13 +181,15 @@ class VisindigoApp(LeavingOnSignals, App[None]):
     # --- help and palette -------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
+        from visindigo.tui.chat.vim import configured_keys
         from visindigo.tui.common.help import HelpScreen
         from visindigo.tui.main.key_help import help_sections
         from visindigo.tui.platform.crash import log_line
 
         keys = self.center.settings.get("keys")
         keymap = keys if isinstance(keys, dict) else None
-        sections = help_sections(self, keymap, extra=self.feature_screens.help_sections())
+        vim = configured_keys(self.center) == "vim"
+        sections = help_sections(self, keymap, extra=self.feature_screens.help_sections(), vim=vim)
         self.push_screen(HelpScreen(sections, keymap=keymap, footer=log_line(self.center.paths)))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from visindigo.tui.main.workspace import Workspace
     from visindigo.tui.start.template_folder import TemplateFolder
     from visindigo.tui.workbench import Workbench
+    from visindigo.tui.workbench.timeline import TimelineEntry
 
 
 class Features:
@@ -139,9 +140,33 @@ class Features:
             return
         app.push_screen(ResourcePickerScreen(manager, servers), callback=picked)
 
+    async def choose_question(
+        self, app: App[Any], entries: Sequence[TimelineEntry], current: tuple[str, int] | None
+    ) -> tuple[str, int] | None:
+        from visindigo.tui.history.screens import TimelineScreen
+
+        return await app.push_screen_wait(TimelineScreen(entries, current=current))
+
+    async def ask_line(
+        self,
+        app: App[Any],
+        title: str,
+        *,
+        value: str = "",
+        placeholder: str = "",
+        hint: str = "",
+        check: Callable[[str], str | None] | None = None,
+        max_length: int = 40,
+    ) -> str | None:
+        from visindigo.tui.history.screens import AskLineScreen
+
+        screen = AskLineScreen(
+            title, value=value, placeholder=placeholder, hint=hint, check=check, max_length=max_length
+        )
+        return await app.push_screen_wait(screen)
+
     def help_sections(self) -> list[HelpSection]:
         from visindigo.tui.common.help import bindings_of
         from visindigo.tui.compare.screen import CompareScreen
 
         return [("Comparing models (alt+c)", bindings_of(CompareScreen))]
-

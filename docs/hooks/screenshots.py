@@ -35,6 +35,7 @@ SCREENS = {
     "diff-inline-80x24": "test_diff_inline_80x24",
     "theme-light": "test_approval_in_each_theme[visindigo-light]",
     "theme-high-contrast": "test_approval_in_each_theme[visindigo-high-contrast]",
+    "theme-colour-blind": "test_approval_in_each_theme[visindigo-colour-blind]",
     "theme-ansi": "test_approval_in_each_theme[visindigo-ansi]",
 }
 

@@ -225,7 +225,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "default_model": doc({"type": "string"}, "replaces that provider's default_model", "qwen3-8b"),
         "theme": doc(
             {"type": "string", "minLength": 1},
-            "visindigo-dark, visindigo-light, visindigo-high-contrast, visindigo-ansi, a Textual or a user theme",
+            "visindigo-dark, visindigo-light, visindigo-high-contrast, visindigo-colour-blind, visindigo-ansi, "
+            "a Textual or a user theme",
             "visindigo-dark",
         ),
         "prompt_dir": doc(
@@ -298,6 +299,11 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         {"type": "boolean"},
                         "a blinking text cursor (off: an idle app writes nothing to the terminal)",
                         False,
+                    ),
+                    "composer_keys": doc(
+                        {"type": "string", "enum": ["standard", "vim"]},
+                        "the composer's keys: standard, or vim (normal, insert and visual modes; esc → normal mode)",
+                        "standard",
                     ),
                 },
             },

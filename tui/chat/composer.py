@@ -20,6 +20,7 @@ from textual.strip import Strip
 from textual.widgets import Static, TextArea
 
 from visindigo.engine import Message
+from visindigo.tui.chat.vim import VimKeys
 from visindigo.tui.common.sanitize import clean
 from visindigo.tui.platform.text_area_cursor import drawn_cursor_style
 
@@ -55,9 +56,14 @@ class ComposerInput(TextArea):
     class ResourceRequested(TextualMessage):
         """`@` typed where a word starts: the screen may offer MCP resources to attach."""
 
+    #: `[ui] composer_keys = "vim"`: the vim keys, asked first for every key (None: the standard keys).
+    vim: VimKeys | None = None
+
     def on_key(self, event: events.Key) -> None:
         """Enter, ↑ and the newline keys here; any other key goes on to `TextArea`'s own handler (which runs after
         this one, as Textual calls a class's handler before its bases')."""
+        if self.vim is not None and self.vim.key(event):
+            return
         if event.key == "up" and not self.text:
             event.stop()
             event.prevent_default()
@@ -155,7 +161,7 @@ class Composer(Vertical):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, keys: str = "standard") -> None:
         super().__init__(id=id)
         self.input = ComposerInput(
             "",
@@ -167,6 +173,8 @@ class Composer(Vertical):
             placeholder="Message · enter sends · ctrl+j new line · ctrl+p commands · f1 keys",
             id="composer-input",
         )
+        if keys == "vim":
+            self.input.vim = VimKeys(self.input)
         self._mode = Static(Content(""), classes="mode")
         #: Index of the user message being edited, or None when composing a new one.
         self.editing_index: int | None = None
@@ -185,6 +193,8 @@ class Composer(Vertical):
 
     def clear(self) -> None:
         self.input.clear()
+        if self.input.vim is not None:
+            self.input.vim.reset()
 
     @property
     def busy(self) -> bool:

@@ -110,7 +110,14 @@ class MessageView(Widget):
     MessageView.-assistant > .gutter { color: $text-success; }
     MessageView.-tool > .gutter { color: $text-warning; }
     MessageView.-cursor > .gutter {
-        background: $primary 40%;
+        background: $primary 30%;  /* 30%: the role word on it keeps 4.5:1 in every built-in theme */
+    }
+    MessageView.-cursor > .gutter:ansi {
+        background: $block-cursor-background;  /* an ANSI colour has no 30%: the list cursor's pair instead */
+        color: $block-cursor-foreground;
+    }
+    MessageView.-cursor > .gutter:nocolor {
+        text-style: bold reverse;  /* NO_COLOR: the cursor shows without a colour */
     }
     MessageView > .main {
         width: 1fr;

@@ -17,7 +17,7 @@ sequences and never parsed as markup.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -30,6 +30,9 @@ from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
 from visindigo.engine.templates import TemplateField
 from visindigo.tui.common.sanitize import clean
+
+if TYPE_CHECKING:
+    from visindigo.engine.mcp_server import MCPServer
 
 #: Characters a date or a number input accepts; anything else is refused as it is typed.
 _RESTRICT = {"date": r"[0-9-]*", "month": r"[0-9-]*", "time": r"[0-9:]*"}
@@ -73,6 +76,14 @@ class FieldRow(Vertical):
     }
     FieldRow > Input:focus, FieldRow > TextArea:focus, FieldRow > Select:focus > SelectCurrent {
         background: $primary 25%;
+    }
+    FieldRow > Input:focus:ansi, FieldRow > TextArea:focus:ansi, FieldRow > Select:focus:ansi > SelectCurrent {
+        background: $block-cursor-background;  /* an ANSI colour has no 25% */
+        color: $block-cursor-foreground;
+    }
+    FieldRow > Input.-invalid:ansi {
+        background: $background;
+        color: $text-error;
     }
     FieldRow > Input.-invalid {
         background: $error 20%;
@@ -184,13 +195,22 @@ class EditingArea(TextArea):
 #
 
 
+@runtime_checkable
+class Completing(Protocol):
+    """What suggests an argument's values: an MCP server's completion (`engine.mcp.MCPManager.complete`)."""
+
+    async def complete(
+        self, server: MCPServer, kind: str, name: str, argument: str, value: str, context: dict[str, str] | None = None
+    ) -> list[str]: ...
+
+
 class ServerSuggester(Suggester):
     """Asks `source.complete(server, kind, name, argument, value, context)` for the first match."""
 
     def __init__(
         self,
-        source: Any,
-        server: Any,
+        source: Completing,
+        server: MCPServer,
         kind: str,
         name: str,
         argument: str,

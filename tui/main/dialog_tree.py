@@ -120,6 +120,8 @@ class DialogTree(Tree[str]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("dialogs", id=id)
+        #: Labels of messages (workbench.timeline) per dialog, shown after the dialog's title.
+        self.labels: dict[str, list[str]] = {}
         self.show_root = False
         self.auto_expand = False
         self.guide_depth = 2
@@ -160,6 +162,7 @@ class DialogTree(Tree[str]):
                 current=dialog_id == current_id,
                 difference=_difference(index, dialog_id),
             )
+            self._add_labels(label, dialog_id)
             children = index.children.get(dialog_id, [])
             node = parent.add(label, dialog_id, expand=True, allow_expand=bool(children))
             nodes[dialog_id] = node
@@ -183,15 +186,20 @@ class DialogTree(Tree[str]):
         summary = index.summaries.get(dialog_id)
         if node is None or summary is None or node.tree is not self:
             return
-        node.set_label(
-            dialog_label(
-                summary.title,
-                index.ordinal(dialog_id),
-                running=running,
-                current=current,
-                difference=_difference(index, dialog_id),
-            )
+        label = dialog_label(
+            summary.title,
+            index.ordinal(dialog_id),
+            running=running,
+            current=current,
+            difference=_difference(index, dialog_id),
         )
+        node.set_label(self._add_labels(label, dialog_id))
+
+    def _add_labels(self, text: Text, dialog_id: str) -> Text:
+        """The labels of the shown family's messages in this dialog, after its title."""
+        for name in self.labels.get(dialog_id, ()):
+            text.append(f"  #{name}", style="italic")
+        return text
 
     def show_hits(self, hits: list[SearchHit]) -> None:
         self.clear()

@@ -15,6 +15,7 @@ from textual.dom import DOMNode
 
 from visindigo.tui.chat.composer import ComposerInput
 from visindigo.tui.chat.message_pane import MessagePane
+from visindigo.tui.chat.vim import HELP as VIM_HELP
 from visindigo.tui.common.help import HelpSection, bindings_of
 from visindigo.tui.main.dialog_tree import DialogTree
 from visindigo.tui.main.screen import MainScreen
@@ -27,10 +28,10 @@ def _keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
 
 
 def help_sections(
-    app: DOMNode, keymap: Mapping[str, object] | None = None, extra: Sequence[HelpSection] = ()
+    app: DOMNode, keymap: Mapping[str, object] | None = None, extra: Sequence[HelpSection] = (), *, vim: bool = False
 ) -> list[HelpSection]:
-    """Sections for `HelpScreen`: everywhere, the main screen, then the messages, composer and tree, then `extra`
-    (the feature screens', `FeatureScreens.help_sections`)."""
+    """Sections for `HelpScreen`: everywhere, the main screen, then the messages, composer (and its vim keys, with
+    `[ui] composer_keys = "vim"`) and tree, then `extra` (the feature screens', `FeatureScreens.help_sections`)."""
     keys = {str(k): str(v) for k, v in (keymap or {}).items()}
     everywhere = [
         *bindings_of(app),
@@ -48,4 +49,7 @@ def help_sections(
         ("Dialog tree", DialogTree),
     ):
         sections.append((title, [b for b in bindings_of(widget) if not set(_keys_of(b, keys)) <= taken]))
+        if widget is ComposerInput and vim:
+            vim_keys = [Binding(",".join(names.split()), "vim", what) for names, what in VIM_HELP]
+            sections.append(("Composer, vim keys (normal mode)", vim_keys))
     return [*sections, *extra]

@@ -65,6 +65,12 @@ BINDINGS: list[BindingType] = [
     Binding("alt+k", "scores", "Comparison scores", show=False, id="scores", priority=True),
     Binding("alt+z", "compact", "Compact the dialog into a branch", show=False, id="compact", priority=True),
     Binding("alt+o", "move_out", "Move the oldest turns out into a branch", show=False, id="move-out", priority=True),
+    Binding("alt+l", "timeline", "Timeline of your questions", show=False, id="timeline", priority=True),
+    Binding("alt+h", "fork_here", "Fork here: a branch ending at this message", show=False, id="fork", priority=True),
+    Binding(
+        "alt+n", "tail_fork", "Tail fork: a new dialog from the last turns", show=False, id="tail-fork", priority=True
+    ),
+    Binding("alt+m", "label", "Label this message", show=False, id="label", priority=True),
 ]
 
 #: (action, title, help) of every screen-wide action; each one also has a key (a test checks both ways).
@@ -102,6 +108,10 @@ PALETTE: list[tuple[str, str, str]] = [
     ("scores", "Scores", "Wins, losses and rating per model from your comparison picks; CSV export"),
     ("compact", "Compact into a branch", "A branch with a summary of the earlier turns, the pins and the last turns"),
     ("move_out", "Move turns out", "A branch without the earlier turns (no summary): the pins and the last turns"),
+    ("timeline", "Timeline", "Every question of this dialog and its branches, to filter and jump to"),
+    ("fork_here", "Fork here", "A new branch whose history ends at the message under the cursor (or the last)"),
+    ("tail_fork", "Tail fork", "A new dialog from the last N turns, pointing back at this one"),
+    ("label", "Label message", "A short label on the message under the cursor (or the last), for the timeline"),
 ]
 
 

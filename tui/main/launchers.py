@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from visindigo.tui.main.resources import PickedResource
     from visindigo.tui.main.workspace import Workspace
     from visindigo.tui.workbench import Workbench
+    from visindigo.tui.workbench.timeline import TimelineEntry
 
 
 class FeatureScreens(Protocol):
@@ -68,6 +69,26 @@ class FeatureScreens(Protocol):
 
     def help_sections(self) -> list[HelpSection]:
         """The feature screens' keys, for the key list (f1)."""
+        ...
+
+    async def choose_question(
+        self, app: App[Any], entries: Sequence[TimelineEntry], current: tuple[str, int] | None
+    ) -> tuple[str, int] | None:
+        """The timeline: where to go, (dialog id, message index), or None."""
+        ...
+
+    async def ask_line(
+        self,
+        app: App[Any],
+        title: str,
+        *,
+        value: str = "",
+        placeholder: str = "",
+        hint: str = "",
+        check: Callable[[str], str | None] | None = None,
+        max_length: int = 40,
+    ) -> str | None:
+        """One line asked (a label, a number of turns); None when given up."""
         ...
 
 
@@ -171,3 +192,110 @@ class Launchers:
 
     def scores(self) -> None:
         self.screen.in_worker(self.features.show_scores(self.screen.app, self.screen.center))
+
+    # --- the timeline, forks and labels (rules in workbench/timeline.py, screens in tui/history) -------------
+
+    def _message_here(self) -> int | None:
+        """The message under the cursor when the messages have focus, else the last one (None: no message)."""
+        screen = self.screen
+        cursor = screen.pane.cursor
+        if cursor is not None and cursor.index is not None and screen.focused is screen.pane:
+            return int(cursor.index)
+        return screen.dialog.message_count - 1 if screen.dialog.message_count else None
+
+    def timeline(self) -> None:
+        from visindigo.tui.workbench.timeline import timeline
+
+        screen = self.screen
+
+        async def flow() -> None:
+            entries = timeline(screen.workbench.family(screen.dialog), screen.workbench.tree_index.ordinals())
+            cursor = screen.pane.cursor
+            here = (screen.dialog.id, int(cursor.index)) if cursor is not None and cursor.index is not None else None
+            target = await self.features.choose_question(screen.app, entries, here)
+            if target is not None:
+                await screen.open_dialog_id(target[0], focus_index=target[1])
+                screen.pane.focus()
+
+        screen.in_worker(flow())
+
+    def fork_here(self) -> None:
+        from visindigo.tui.workbench.timeline import fork_at, message_kind
+
+        screen = self.screen
+        index = self._message_here()
+        dialog = screen.dialog
+        if index is None or not screen.workbench.is_registered(dialog):
+            screen.notify("Nothing to fork yet: send a message first.", severity="warning")
+            return
+        if screen.workbench.runs.is_running(dialog.id):
+            screen.notify("Wait for the answer to finish (or esc to cancel it) before forking.", severity="warning")
+            return
+        kind = message_kind(dialog.message_at(index))
+
+        async def flow() -> None:
+            branch = fork_at(screen.center, dialog, index)
+            screen.refresh_tree(branch.id)
+            await screen.open_dialog_id(branch.id, focus_index=index)
+            screen.notify(f"A new branch ending at message {index + 1} ({kind}): what you send goes on from there.")
+
+        screen.in_worker(flow())
+
+    def tail_fork(self) -> None:
+        from visindigo.tui.workbench.timeline import tail_fork, turn_starts, turns_problem
+
+        screen = self.screen
+        dialog = screen.dialog
+        turns = len(turn_starts(dialog.messages))
+        if not turns:
+            screen.notify("Nothing to fork yet: send a message first.", severity="warning")
+            return
+
+        async def flow() -> None:
+            asked = await self.features.ask_line(
+                screen.app,
+                "Tail fork: a new dialog from the last turns",
+                value=str(min(2, turns)),
+                placeholder="how many turns",
+                hint=f"This dialog has {turns} turn{'s' if turns != 1 else ''} (a question and its answer). "
+                "The new dialog keeps the system messages and says where it came from.",
+                check=turns_problem(turns),
+                max_length=6,
+            )
+            if asked is None:
+                return
+            fresh = tail_fork(screen.center, dialog, int(asked))
+            screen.refresh_tree(fresh.id)
+            await screen.open_dialog_id(fresh.id)
+            title = dialog.title or "this dialog"
+            screen.notify(f"A new dialog from the last {asked} turn(s) of “{title}”.", markup=False)
+
+        screen.in_worker(flow())
+
+    def label(self) -> None:
+        from visindigo.tui.workbench.timeline import LABEL_LIMIT, label_of, set_label
+
+        screen = self.screen
+        index = self._message_here()
+        dialog = screen.dialog
+        if index is None or not screen.workbench.is_registered(dialog):
+            screen.notify("Nothing to label yet: send a message first.", severity="warning")
+            return
+
+        async def flow() -> None:
+            asked = await self.features.ask_line(
+                screen.app,
+                f"Label message {index + 1}",
+                value=label_of(dialog.message_at(index)),
+                placeholder="a short label (empty: none)",
+                hint="Shown in the timeline (alt+l) and the dialog tree; the timeline's filter and ctrl+f find it.",
+                max_length=LABEL_LIMIT,
+            )
+            if asked is None or index >= dialog.message_count:
+                return
+            kept = set_label(dialog, index, asked)
+            screen.refresh_tree(dialog.id)
+            said = f"Message {index + 1} labelled “{kept}”." if kept else f"Message {index + 1}: label removed."
+            screen.notify(said, markup=False)
+
+        screen.in_worker(flow())

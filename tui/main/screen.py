@@ -327,6 +327,18 @@ class MainScreen(Workspace):
     def action_scores(self) -> None:
         self.launch.scores()
 
+    def action_timeline(self) -> None:
+        self.launch.timeline()
+
+    def action_fork_here(self) -> None:
+        self.launch.fork_here()
+
+    def action_tail_fork(self) -> None:
+        self.launch.tail_fork()
+
+    def action_label(self) -> None:
+        self.launch.label()
+
     def palette_commands(self) -> list[PaletteCommand]:
         """Every action of the screen (and of the message under the cursor), for the command palette."""
         return palette_commands(self.BINDINGS, self.run_action, self.pane)

@@ -21,9 +21,11 @@ from visindigo.tui.main.dialog_tree import DialogTree, SearchHit
 from visindigo.tui.workbench import Workbench
 from visindigo.tui.workbench import events as news
 from visindigo.tui.workbench.branches import TreeIndex
+from visindigo.tui.workbench.timeline import labels_by_dialog
 
 #: Seconds of quiet typing before a search runs.
 SEARCH_DELAY = 0.25
+
 
 class Sidebar(Vertical):
     """The search box above the dialog tree; keeps both in step with the workbench."""
@@ -148,6 +150,7 @@ class Sidebar(Vertical):
             return
         self._drawn = drawn
         running = set(self.workbench.runs.running_ids())
+        self.dialog_tree.labels = labels_by_dialog(self.workbench.family(self.workbench.shown))
         self.dialog_tree.rebuild(*drawn, running)
 
     def mark(self, *dialog_ids: str) -> None:

@@ -23,6 +23,7 @@ from visindigo.tui.chat.composer import Composer
 from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.chat.reasoning_drawer import ReasoningDrawer
 from visindigo.tui.chat.status_line import StatusLine
+from visindigo.tui.chat.vim import configured_keys
 from visindigo.tui.common.approval import approve
 from visindigo.tui.main import modals
 from visindigo.tui.main.modals import tell_refusals
@@ -47,7 +48,7 @@ class Workspace(Screen[None]):
         self.sidebar = Sidebar(self.workbench, id="sidebar")
         self.pane = MessagePane(self.workbench, fps=self.stream_fps, id="messages")
         self.drawer = ReasoningDrawer(id="drawer")
-        self.composer = Composer(id="composer")
+        self.composer = Composer(id="composer", keys=configured_keys(center))
         self.status_line = StatusLine(self.workbench, id="status")
         self.resources = ResourceAttaching(self, self.workbench, self.composer)
         self.panels = Panels(self, self.sidebar, self.drawer)

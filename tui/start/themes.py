@@ -22,6 +22,8 @@ def install_themes(app: App[Any], center: Center) -> list[str]:
     user_dir = center.paths.config_dir / "themes" if center.paths is not None else None
     notices = [f"theme {problem}" for problem in register_themes(app, user_dir)]
     wanted = str(center.settings.get("theme") or DEFAULT_THEME)
+    if app.no_color:  # NO_COLOR: the terminal's own colours, cursors shown by text style (themes/builtin.py)
+        wanted = "visindigo-no-color"
     if wanted in app.available_themes:
         start_in_theme(app, wanted)
     else:

@@ -58,6 +58,10 @@ class TemplateEditorScreen(ModalFrame[Prompt | None]):
     TemplateEditorScreen .row > Input:focus {
         background: $primary 25%;
     }
+    TemplateEditorScreen .row > Input:focus:ansi {
+        background: $block-cursor-background;  /* an ANSI colour has no 25% */
+        color: $block-cursor-foreground;
+    }
     TemplateEditorScreen #content {
         height: 1fr;
         min-height: 3;

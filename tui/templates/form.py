@@ -191,16 +191,17 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
     def _offer_completions(self) -> None:
         """A server prompt's text fields get the server's `completion/complete` suggestions (→ accepts)."""
         template = self.template
-        source = getattr(template, "source", None)
-        info = getattr(template, "info", None)
-        if info is None or not hasattr(source, "complete"):
+        if not isinstance(template, MCPPromptTemplate):
             return
-        from visindigo.tui.common.fields import ServerSuggester
+        from visindigo.tui.common.fields import Completing, ServerSuggester
 
+        source = template.source
+        if not isinstance(source, Completing):  # a prompt source that cannot complete (a test's, a plain one)
+            return
         for row in self.rows():
             if isinstance(row.widget, Input):
                 row.widget.suggester = ServerSuggester(
-                    source, getattr(template, "server", None), "prompt", info.name, row.spec.name, self.values
+                    source, template.server, "prompt", template.info.name, row.spec.name, self.values
                 )
 
     def _user_context(self) -> UserContext:

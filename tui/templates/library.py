@@ -63,6 +63,10 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
     TemplateLibraryScreen #search:focus {
         background: $primary 25%;
     }
+    TemplateLibraryScreen #search:focus:ansi {
+        background: $block-cursor-background;  /* an ANSI colour has no 25% */
+        color: $block-cursor-foreground;
+    }
     TemplateLibraryScreen #body {
         height: 1fr;
     }

@@ -194,8 +194,11 @@ class Workbench:
         return self.tree_index.sibling(dialog_id, step)
 
     def search(self, query: str, *, limit: int = 100) -> list[SearchHit]:
-        """The store's full-text search (hits with dialog_id, title, snippet, message_index)."""
-        return list(self.center.search(query, limit=limit))
+        """The store's full-text search (hits with dialog_id, title, snippet, message_index), after the labels of
+        the shown dialog's family that match (labels live in the messages' meta, which the index does not hold)."""
+        from visindigo.tui.workbench.timeline import label_hits
+
+        return [*label_hits(self.family(self.shown), query), *self.center.search(query, limit=limit)]
 
     # --- alternatives --------------------------------------------------------------------------------------
 

@@ -337,3 +337,13 @@ models = [
     [provider] = config.providers()
     assert [m.id for m in provider.models] == ["a"]
     assert provider.models[0].extra["price"] == {"input": 0.15, "output": 0.6}
+
+
+def test_composer_keys_is_standard_or_vim(paths: Paths) -> None:
+    write(paths, '[ui]\ncomposer_keys = "vim"\n')
+    config, problems = load_config(paths)
+    assert problems == [] and config.data["ui"] == {"composer_keys": "vim"}
+    write(paths, '[ui]\ncomposer_keys = "emacs"\n')
+    config, problems = load_config(paths)
+    assert [p.key for p in problems] == ["ui.composer_keys"]
+    assert "composer_keys" not in config.data.get("ui", {})  # dropped: the standard keys

@@ -156,10 +156,13 @@ def test_approval_120x40(snap_compare: Any) -> None:
     assert snap_compare(host(approval), terminal_size=(120, 40))
 
 
-@pytest.mark.parametrize("theme", ["visindigo-light", "visindigo-high-contrast", "visindigo-ansi"])
+@pytest.mark.parametrize(
+    "theme", ["visindigo-light", "visindigo-high-contrast", "visindigo-colour-blind", "visindigo-ansi"]
+)
 def test_approval_in_each_theme(snap_compare: Any, theme: str) -> None:
     """You should see the approval box in the light theme (dark text on pale background), high contrast
-    (white on black, yellow border and focus) and ANSI theme (terminal colours), all readable."""
+    (white on black, yellow border and focus), colour-blind safe (sky blue and orange on near black) and ANSI
+    theme (terminal colours), all readable."""
     assert snap_compare(host(approval, theme), terminal_size=(80, 24))
 
 

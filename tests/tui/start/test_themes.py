@@ -13,6 +13,7 @@ from textual.theme import BUILTIN_THEMES as TEXTUAL_THEMES
 from visindigo.themes import (
     BUILTIN_THEMES,
     DEFAULT_THEME,
+    NO_COLOR,
     ThemeFileError,
     default_user_theme_dir,
     load_user_themes,
@@ -31,8 +32,14 @@ def write(directory: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_four_builtin_themes_dark_light_high_contrast_and_ansi() -> None:
-    assert list(BUILTIN_THEMES) == ["visindigo-dark", "visindigo-light", "visindigo-high-contrast", "visindigo-ansi"]
+def test_five_builtin_themes_dark_light_high_contrast_colour_blind_and_ansi() -> None:
+    assert list(BUILTIN_THEMES) == [
+        "visindigo-dark",
+        "visindigo-light",
+        "visindigo-high-contrast",
+        "visindigo-colour-blind",
+        "visindigo-ansi",
+    ]
     assert BUILTIN_THEMES["visindigo-dark"].dark and not BUILTIN_THEMES["visindigo-light"].dark
     assert BUILTIN_THEMES["visindigo-ansi"].ansi
     assert DEFAULT_THEME in BUILTIN_THEMES
@@ -143,7 +150,7 @@ def test_broken_theme_files_are_reported_with_file_and_problem_and_skipped(tmp_p
     assert "variable 'bordr' ignored: Textual has no variable of that name" in partly_problems
     assert "variable 'block-cursor-text-style' ignored: '#123456' is not a text style" in partly_problems
     # Only the partly-good file became a theme, without its bad variables; the built-in kept its colours.
-    user_names = set(app.available_themes) - set(TEXTUAL_THEMES) - set(BUILTIN_THEMES)
+    user_names = set(app.available_themes) - set(TEXTUAL_THEMES) - set(BUILTIN_THEMES) - {NO_COLOR.name}
     assert user_names == {"h-partly"}
     partly_theme = app.get_theme("h-partly")
     assert partly_theme is not None and partly_theme.variables == {"footer-key-foreground": "#FFFF00"}

@@ -1,0 +1,120 @@
+"""The timeline panel (alt+l), forks from any message (alt+h), tail forks (alt+n) and labels (alt+m) in the app."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import Input, OptionList
+
+from tests.tui.helpers import answer, main_screen, make_app, settle, type_text, wait_until
+from visindigo.engine import Role
+from visindigo.tui.history.screens import AskLineScreen, TimelineScreen
+
+
+async def _ask(pilot: Any, text: str) -> None:
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def _open(pilot: Any, screen_type: type) -> Any:
+    await pilot.pause()
+    assert await wait_until(pilot, lambda: isinstance(pilot.app.screen, screen_type))
+    await pilot.pause()
+    return pilot.app.screen
+
+
+async def test_the_timeline_lists_questions_of_every_branch_filters_and_jumps() -> None:
+    app = make_app([answer("a1"), answer("a2"), answer("a2 again")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "Plan 3 days in Kyoto")
+        await _ask(pilot, "What about food")
+        original = screen.dialog
+        await pilot.press("ctrl+r")  # a branch with another answer to "What about food"
+        await settle(pilot)
+        assert screen.dialog is not original
+        await pilot.press("alt+l")
+        timeline = await _open(pilot, TimelineScreen)
+        rows = [str(timeline.query_one(OptionList).get_option_at_index(i).prompt) for i in range(2)]
+        assert len(timeline.shown) == 2  # the branch's question is the same message: listed once
+        assert "Plan 3 days in Kyoto" in rows[0] and "①" in rows[0] and "What about food" in rows[1]
+        await type_text(pilot, "kyoto")
+        await pilot.pause()
+        assert [e.first_words for e in timeline.shown] == ["Plan 3 days in Kyoto"]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.dialog is original and screen.pane.cursor is not None and screen.pane.cursor.index == 0
+
+
+async def test_fork_from_the_answer_under_the_cursor_makes_a_branch_ending_there() -> None:
+    app = make_app([answer("a1"), answer("a2")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "first")
+        await _ask(pilot, "second")
+        original = screen.dialog
+        await pilot.press("ctrl+o")  # the messages: the cursor on the last answer
+        await pilot.press("up", "up")
+        await pilot.pause()
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
+        await pilot.press("alt+h")
+        await settle(pilot)
+        branch = screen.dialog
+        assert branch is not original and branch.branch_from_id == original.id
+        assert [m.content for m in branch.messages] == ["first", "a1"]
+        assert original.message_count == 4
+        assert screen.sidebar.dialog_tree.node_for(branch.id) is not None
+
+
+async def test_tail_fork_asks_how_many_turns_and_opens_the_new_dialog() -> None:
+    app = make_app([answer("a1"), answer("a2"), answer("a3")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        for question in ("q1", "q2", "q3"):
+            await _ask(pilot, question)
+        original = screen.dialog
+        await pilot.press("alt+n")
+        ask = await _open(pilot, AskLineScreen)
+        box = ask.query_one(Input)
+        assert box.value == "2"
+        box.value = "9"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, AskLineScreen)  # out of range: said, and the box kept
+        box.value = "1"
+        await pilot.press("enter")
+        await settle(pilot)
+        fresh = screen.dialog
+        assert fresh is not original and [m.content for m in fresh.messages] == ["q3", "a3"]
+        assert fresh.message_at(0).meta["forked_from"]["dialog_id"] == original.id
+
+
+async def test_a_label_is_asked_kept_on_the_message_and_shown_and_found_in_the_timeline() -> None:
+    app = make_app([answer("a1"), answer("a2")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "budget please")
+        await _ask(pilot, "and hotels")
+        await pilot.press("ctrl+o", "up", "up", "up")
+        await pilot.pause()
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 0
+        await pilot.press("alt+m")
+        await _open(pilot, AskLineScreen)
+        await type_text(pilot, "money")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.dialog.message_at(0).meta["label"] == "money"
+        assert screen.dialog.message_at(0).role is Role.USER
+        await pilot.pause()
+        node = screen.sidebar.dialog_tree.node_for(screen.dialog.id)
+        assert node is not None and node.label.plain.endswith("#money")  # the tree shows it too
+        screen.sidebar.mark(screen.dialog.id)  # a run's start or end redraws the dialog's label: it keeps the label
+        await pilot.pause()
+        assert node.label.plain.endswith("#money")
+        await pilot.press("alt+l")
+        timeline = await _open(pilot, TimelineScreen)
+        assert "#money" in str(timeline.query_one(OptionList).get_option_at_index(0).prompt)
+        await type_text(pilot, "#money")
+        await pilot.pause()
+        assert [e.first_words for e in timeline.shown] == ["budget please"]

@@ -1,0 +1,17 @@
+"""Vim keys for the composer (`[ui] composer_keys = "vim"`): normal, insert and visual modes.
+
+`VimState.feed(key, character, buffer)` is pure — text and cursor in, an `Outcome` out (one replacement, where
+the cursor goes, a selection, or a command the composer carries out: send, undo, redo) — so every motion and
+edit is tested without Textual. `VimKeys` is the small adapter the composer's key handler asks first.
+
+What is there: h j k l w b e 0 ^ $ gg G; x X dd D dw cw cc C yy Y p P u ctrl+r; i I a A o O; v with d x c y;
+counts before a command or a motion ("3w", "2dd", "d2w"). Enter sends in every mode (as the standard keys do);
+ctrl+j starts a new line in insert mode. Esc in insert or visual mode goes to normal mode; in normal mode it is
+not taken, so it keeps its meaning there (cancel a run, close a panel, leave an edit).
+"""
+
+from visindigo.tui.chat.vim.keys import VimKeys, configured_keys
+from visindigo.tui.chat.vim.motions import Buffer, motion
+from visindigo.tui.chat.vim.state import HELP, MODE_TITLES, Outcome, VimState
+
+__all__ = ["HELP", "MODE_TITLES", "Buffer", "Outcome", "VimKeys", "VimState", "configured_keys", "motion"]

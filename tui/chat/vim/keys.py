@@ -1,0 +1,83 @@
+"""The adapter between the composer's TextArea and `VimState`: asked first for every key, shows the mode."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from visindigo.tui.chat.vim.motions import Buffer
+from visindigo.tui.chat.vim.state import MODE_TITLES, Mode, Outcome, VimState
+
+if TYPE_CHECKING:
+    from textual import events
+    from textual.widgets import TextArea
+
+    from visindigo.engine import Center
+
+
+def configured_keys(center: Center) -> str:
+    """`[ui] composer_keys`: "vim" or "standard" (the default, and what any other value means)."""
+    config = center.config
+    ui = config.data.get("ui") if config is not None else None
+    return "vim" if isinstance(ui, dict) and ui.get("composer_keys") == "vim" else "standard"
+
+
+class VimKeys:
+    """The composer's TextArea driven by a `VimState`: asked first for every key, shows the mode in the border."""
+
+    def __init__(self, area: TextArea) -> None:
+        self.area = area
+        self.state = VimState()
+        self.show_mode()
+
+    @property
+    def mode(self) -> Mode:
+        return self.state.mode
+
+    def reset(self) -> None:
+        """Back to insert mode with nothing pending: the box was emptied (a message sent), typing starts anew."""
+        register, linewise = self.state.register, self.state.register_linewise
+        self.state = VimState(register=register, register_linewise=linewise)
+        self.show_mode()
+
+    def show_mode(self) -> None:
+        self.area.border_title = f"vim · {MODE_TITLES[self.state.mode]}"
+
+    def key(self, event: events.Key) -> bool:
+        """Whether the key was taken (then it is stopped here); False: the composer handles it as usual."""
+        state, area = self.state, self.area
+        if state.mode == "insert" and event.key != "escape":
+            return False
+        text = area.text
+        before = Buffer(text, Buffer(text, 0).offset(*area.cursor_location))
+        outcome = state.feed(event.key, event.character, before)
+        if not outcome.taken:
+            return False
+        event.stop()
+        event.prevent_default()
+        self.apply(outcome, before)
+        self.show_mode()
+        return True
+
+    def apply(self, outcome: Outcome, before: Buffer) -> None:
+        from textual.widgets.text_area import Selection
+
+        area = self.area
+        if outcome.command == "undo":
+            area.undo()
+        elif outcome.command == "redo":
+            area.redo()
+        if outcome.replace is not None:
+            begin, finish, new = outcome.replace
+            area.replace(new, before.location(begin), before.location(finish), maintain_selection_offset=False)
+        after = Buffer(area.text, 0)
+        if outcome.selection is not None:
+            begin, finish = outcome.selection
+            area.selection = Selection(after.location(begin), after.location(finish))
+        elif outcome.cursor is not None:
+            area.move_cursor(after.location(min(outcome.cursor, len(after.text))))
+        elif outcome.command is not None and self.state.mode == "normal":
+            cursor = Buffer(area.text, after.offset(*area.cursor_location))
+            row, column = cursor.location()
+            start, end = cursor.line_span(row)
+            if column and cursor.cursor >= end:  # normal mode sits on a character, not after the last one
+                area.move_cursor(cursor.location(max(start, end - 1)))

@@ -263,6 +263,12 @@ class Dialog:
         """Copies of every message, oldest first."""
         return [m.copy() for m in self._messages]
 
+    def read_messages(self) -> tuple[Message, ...]:
+        """The messages themselves, not copies, for code that only reads them (the fit check measures a
+        2,000-message dialog on each send: copying every message's metadata was most of its cost). Never change
+        one: rewrite it with `replace_message`."""
+        return tuple(self._messages)
+
     def message_at(self, index: int) -> Message:
         """A copy of one message (cheaper than `messages` for a long dialog)."""
         return self._messages[index].copy()

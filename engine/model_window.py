@@ -18,8 +18,8 @@ UNKNOWN = "unknown"
 def window(model: ModelInfo) -> tuple[int, str]:
     """The model's window in tokens (0: unknown) and where the figure came from."""
     source = model.extra.get(SOURCE_KEY)
-    if model.context_window > 0:
-        return model.context_window, str(source) if isinstance(source, str) and source else CONFIG
+    if model.context_window > 0:  # set since it was asked ("unknown" then): by the config or the user
+        return model.context_window, str(source) if isinstance(source, str) and source not in ("", UNKNOWN) else CONFIG
     return 0, UNKNOWN
 
 

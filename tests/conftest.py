@@ -65,6 +65,19 @@ def isolated_visindigo_home(
     yield home
 
 
+@pytest.fixture(autouse=True)
+def fresh_context_counts() -> Iterator[None]:
+    """Each test starts with the session's token counters and cache watches empty: they are kept per provider
+    and model id, which the tests share ("scripted", "scripted-model"), so what one test's answers taught the
+    estimate would change another's meter (and its snapshot)."""
+    from visindigo.engine.context.cache import forget_watches
+    from visindigo.engine.context.counting import forget_counts
+
+    forget_counts()
+    forget_watches()
+    yield
+
+
 @pytest.fixture
 def llm_server() -> Iterator[LLMServer]:
     """A scripted OpenAI / Anthropic endpoint on 127.0.0.1 (see tests/llm_server.py for how to script it)."""

@@ -31,7 +31,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "tests/tui/start/test_no_color.py::test_without_no_color_the_same_start_is_in_colour",
     ),
     "output-stage": ("tests/tui/platform/test_output_stage.py",),
-    "llama": ("tests/interop/",),
+    "llama": ("tests/interop/", "tests/engine/context/test_real_llama.py"),
 }
 #: group → fixture names: a test that uses one of these is in the group
 FIXTURE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -43,6 +43,7 @@ SLOW: tuple[str, ...] = (
     "tests/interop/",
     "tests/tui/main/test_attach_files.py",
     "tests/tui/compare/test_compare_attachments.py",
+    "tests/engine/context/test_real_llama.py",
     "tests/test_network_guard.py::test_an_attempt_in_a_worker_or_its_child_fails_the_run",
     "tests/engine/config/test_quick_check.py::test_every_single_mistake_in_a_full_config_is_judged_as_jsonschema_judges_it",
     "tests/engine/config/test_quick_check.py::test_the_quick_check_agrees_with_jsonschema_on_config_documents",
@@ -102,6 +103,7 @@ SLOW: tuple[str, ...] = (
     "tests/tui/chat/test_stream_layouts.py::test_a_growing_list_grows_in_place_and_ends_as_its_full_parse",
     "tests/tui/chat/test_stream_layouts.py::test_a_new_block_costs_one_layout_however_many_blocks_are_settled",
     "tests/tui/chat/test_stream_layouts.py::test_a_streaming_paragraph_is_laid_out_at_most_once_per_frame_and_mostly_not_at_all",
+    "tests/tui/compare/test_compare_columns.py::test_a_column_on_the_messages_wire_counts_its_cache_reads_as_tokens_in",
     "tests/tui/compare/test_compare_columns.py::test_a_provider_that_answers_one_at_a_time_makes_the_second_column_wait_its_turn",
     "tests/tui/compare/test_compare_columns.py::test_a_question_streams_into_every_column_and_the_pick_opens_on_the_main_screen",
     "tests/tui/compare/test_compare_columns.py::test_alt_c_takes_the_composers_question_to_the_models_chosen_in_the_compare_picker",
@@ -112,6 +114,7 @@ SLOW: tuple[str, ...] = (
     "tests/tui/compare/test_compare_wiring.py::test_alt_d_diffs_the_two_answers_at_the_branch_point",
     "tests/tui/compare/test_compare_wiring.py::test_alt_w_lists_the_points_and_enter_opens_the_other_way_there",
     "tests/tui/main/test_branch_titles.py::test_the_tree_shows_the_model_and_time_beside_the_number_and_the_edited_question_as_the_title",
+    "tests/tui/main/test_context_screens.py",
     "tests/tui/main/test_focus_race.py",
     "tests/tui/main/test_leaving.py",
     "tests/tui/main/test_main_branches.py::test_clicking_the_arrows_steps_too",

@@ -18,7 +18,7 @@ from typing import Any
 from ..message import Message, Role
 from .counting import MessageKey, _tools_text, message_key
 
-__all__ = ["CACHE_LIFETIME", "CacheWatch", "watch_for"]
+__all__ = ["CACHE_LIFETIME", "CacheWatch", "forget_watches", "watch_for"]
 
 #: Seconds a cached prefix lives without being read (Anthropic's default; OpenAI's is five to ten minutes).
 CACHE_LIFETIME = 300.0
@@ -95,3 +95,8 @@ def watch_for(provider_id: str, model_id: str) -> CacheWatch:
     if watch is None:
         watch = _WATCHES[key] = CacheWatch()
     return watch
+
+
+def forget_watches() -> None:
+    """Forget what every dialog's last round had cached (for a process that starts over, such as each test)."""
+    _WATCHES.clear()

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BYTES_PER_TOKEN", "Counter", "RequestSize", "counter_for", "message_key"]
+__all__ = ["BYTES_PER_TOKEN", "Counter", "RequestSize", "counter_for", "forget_counts", "message_key"]
 
 #: The estimate's assumption before any answer corrected it.
 BYTES_PER_TOKEN = 4.0
@@ -251,3 +251,9 @@ def counter_for(provider: Provider, model: ModelInfo) -> Counter:
     if counter is None:
         counter = _COUNTERS[key] = Counter()
     return counter
+
+
+def forget_counts() -> None:
+    """Forget every counter of the session (what each model's answers taught the estimate, each dialog's anchor):
+    for a process that starts over, such as each test (a counter is found by provider and model id)."""
+    _COUNTERS.clear()

@@ -83,7 +83,7 @@ def request_parts(center: Center, dialog: Dialog, draft: str = "") -> Parts | No
         return None
     system = "\n\n".join(s.content.strip() for s in dialog.effective_skills() if s.content.strip())
     tools = [f.declaration() for f in dialog.effective_functions()] if Capability.TOOLS in model.capabilities else []
-    messages = dialog.messages
+    messages = list(dialog.read_messages())  # only measured: no copies (bench/context_count.py)
     if draft:
         messages.append(Message(Role.USER, draft))
     limit = dialog.parameters.get("max_tokens") or provider.settings.get("max_tokens") or model.max_output_tokens

@@ -389,6 +389,15 @@ class MessagePane(MessageList, can_focus=True):
         if (view := self._target()) is not None and view.index is not None:
             self.post_message(self.RegenerateRequested(self, view.index))
 
+    #: Whether p / i / l (pin, an answer's figures, a summary's ledger) are this pane's keys: the main screen's
+    #: pane says yes; a comparison's columns leave p to the comparison (it picks the answer).
+    context_keys = False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("pin", "details", "ledger"):
+            return self.context_keys
+        return True
+
     def _ask_context(self, what: str) -> None:
         if (view := self._target()) is not None and view.index is not None:
             self.post_message(self.ContextRequested(self, view.index, what))

@@ -48,8 +48,10 @@ def meter_content(meter: Meter | None) -> Content:
     window = count_text(meter.window) if meter.window else "unknown"
     text = f"ctx {about}{count_text(meter.used)}/{window} +{count_text(meter.room)}"
     level = meter_level(meter)
-    style = {"error": "bold $text-error", "warning": "bold $text-warning"}.get(level, "")
-    return Content.styled(text, style) if style else Content(text)
+    if not level:
+        return Content(text)
+    style = "bold $text-error" if level == "error" else "bold $text-warning"
+    return Content.assemble((text, style), (" alt+z compacts", "$text-muted"))  # offered as the window fills
 
 
 def cost_text(dollars: float, unknown: int) -> str:
@@ -86,6 +88,10 @@ class StatusLine(Widget):
         self.content = Content("")
         #: The meter, drawn at the line's right end (`meter_content`).
         self.meter = Content("")
+        #: `content` without what the run is doing, and that: when the line is too long the figures give way,
+        #: so "esc cancels" stays on screen beside the meter.
+        self._figures = Content("")
+        self._state = Content("")
         #: Shown first on the line for as long as the app runs, e.g. "read-only" (a served tab beside a writer).
         self.note = ""
         self._shown_note = ""
@@ -109,7 +115,12 @@ class StatusLine(Widget):
         room = width - self.meter.cell_length - 1
         if room < 8:  # too narrow for both: the meter alone
             return self.meter
-        left = self.content.truncate(room, ellipsis=True) if self.content.cell_length > room else self.content
+        left = self.content
+        if left.cell_length > room and self._state.plain:
+            keep = max(0, room - self._state.cell_length - 2)
+            left = Content.assemble(self._figures.truncate(keep, ellipsis=True), "  ", self._state)
+        if left.cell_length > room:
+            left = left.truncate(room, ellipsis=True)
         return Content.assemble(left.pad_right(room - left.cell_length), " ", self.meter)
 
     def refresh_now(self) -> None:
@@ -160,8 +171,8 @@ class StatusLine(Widget):
         if info.tokens_per_second > 0:
             speed = f"{info.tokens_per_second:.0f} tok/s"
             pieces += [f" · last answer {speed}" if info.speed_is_final else f" · {speed}"]
-        if info.state:
-            pieces += ["  ", (info.state, "bold")]
-        self.content = Content.assemble(*pieces)
+        self._figures = Content.assemble(*pieces)
+        self._state = Content.styled(info.state, "bold") if info.state else Content("")
+        self.content = Content.assemble(self._figures, "  ", self._state) if info.state else self._figures
         self.meter = meter_content(info.meter)
         self.refresh()

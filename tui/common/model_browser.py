@@ -86,7 +86,7 @@ def window_source(model: ModelInfo) -> str:
     from visindigo.engine.providers.windows import window
 
     tokens, source = window(model)
-    return f"window {tokens:,} tokens from {source}" if tokens else "window unknown (no server or config said it)"
+    return f"window {tokens:,} ({source})" if tokens else "window unknown"
 
 
 def model_prompt(model: ModelInfo, *, current: bool, required: Capability) -> Content:

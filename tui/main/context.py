@@ -202,6 +202,8 @@ class ContextActions:
 
     def learn_window(self, dialog: Dialog) -> None:
         """Ask the dialog's server for its windows (once a session per provider) for the meter."""
+        if not self.workbench.context.window_wanted(dialog):
+            return
         # after the frame it is shown in: asking loads the provider adapters, which the first frame does without
         self.screen.call_after_refresh(
             lambda: self.screen.in_worker(self.workbench.context.learn_window(dialog), group="window")
@@ -296,7 +298,9 @@ class ContextActions:
             ledger = ledger_of(next(m for m in branch.messages if ledger_of(m) is not None)) or {}
             count = len(ledger.get("replaced", []))
             verb = "moved out of" if moved else "summarised in"
-            self.screen.app.notify(f"A new branch: {count} earlier messages {verb} it (l on it shows them).")
+            before, after = ledger.get("tokens_before", 0), ledger.get("tokens_after", 0)
+            sizes = f"; the request {before:,} → {after:,} tokens" if before and after else ""
+            self.screen.app.notify(f"A new branch: {count} earlier messages {verb} it{sizes} (l on it shows them).")
 
         self.screen.in_worker(flow(), group="context")
 

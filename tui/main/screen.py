@@ -62,6 +62,7 @@ class MainScreen(Workspace):
         self.services = services
         self.launch = Launchers(self, services)
         self._unsubscribe: Callable[[], None] = lambda: None
+        self.pane.context_keys = True  # p pins, i shows an answer's figures, l a summary's ledger
         self.context = ContextActions(self)
 
     async def on_mount(self) -> None:

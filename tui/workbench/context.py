@@ -103,6 +103,8 @@ class ContextWork:
     def __init__(self, workbench: Bench) -> None:
         self.workbench = workbench
         self._meters: dict[str, tuple[tuple[object, ...], Meter | None]] = {}
+        #: Providers whose windows were asked for this session (`learn_window`).
+        self._asked: set[str] = set()
 
     # --- the meter -----------------------------------------------------------------------------------------
 
@@ -149,14 +151,21 @@ class ContextWork:
         else:
             self._meters.clear()
 
+    def window_wanted(self, dialog: Dialog) -> bool:
+        """Whether the windows of `dialog`'s provider were not asked for yet this session."""
+        center = self.workbench.center
+        provider = center.get_provider(dialog.provider_id) if dialog.provider_id else center.default_provider
+        return provider is not None and provider.id not in self._asked
+
     async def learn_window(self, dialog: Dialog) -> None:
         """Ask the dialog's server for its models' windows (once a session per provider) and redraw the meter."""
         from visindigo.engine.providers.windows import ensure_windows
 
         center = self.workbench.center
         provider = center.get_provider(dialog.provider_id) if dialog.provider_id else center.default_provider
-        if provider is None:
+        if provider is None or provider.id in self._asked:
             return
+        self._asked.add(provider.id)
         try:
             await ensure_windows(provider)
         except Exception:  # the window is for the meter: a server that cannot say leaves it unknown

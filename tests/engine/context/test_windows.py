@@ -123,3 +123,12 @@ async def test_a_local_server_that_says_nothing_is_unknown_not_guessed(llm_serve
     await ensure_windows(provider)
     assert window(provider.models[0]) == (0, "unknown")
     assert [r.path for r in llm_server.requests] == ["/v1/models"]
+
+
+def test_a_window_set_after_nothing_said_it_is_the_configs() -> None:
+    """Asked once and unknown, then set (the config reloaded, a user's edit): not shown as "unknown"."""
+    model = ModelInfo("m")
+    model.extra["context_source"] = "unknown"
+    assert window(model) == (0, "unknown")
+    model.context_window = 8192
+    assert window(model) == (8192, "config")

@@ -123,6 +123,8 @@ async def test_compact_pin_and_the_ledger_jump_to_the_parent_and_put_back() -> N
         branch = screen.dialog
         summary = branch.message_at(0)
         assert "four questions" in summary.content and branch.message_at(1).content == original.message_at(0).content
+        told = [n.message for n in app._notifications if n.message.startswith("A new branch")]
+        assert told and "earlier messages summarised in it; the request" in told[-1] and " → " in told[-1]
         screen.pane.focus()
         await pilot.press("home")
         await pilot.press("l")
@@ -200,3 +202,27 @@ async def test_while_streaming_from_a_server_that_reports_usage_last_in_shows_th
         assert "in ~" in streaming and "in ~0 " not in streaming
         screen.cancel_run(screen.dialog.id)
         await wait_until(pilot, lambda: not screen.runs.is_running(screen.dialog.id))
+
+
+async def test_automatic_compaction_makes_a_branch_says_so_and_sends_the_question_there() -> None:
+    center = make_center([answer("Summary of the words."), answer("Answered in the branch.")])
+    center.settings["context"] = {"auto_compact": True, "auto_compact_at": 0.5}
+    app = make_app(center=center)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await open_seeded(pilot, center)
+        original = screen.dialog
+        meter = screen.workbench.context.meter(original)
+        assert meter is not None
+        windowed(center, meter.used + 60)  # over half the window: due; it would still fit
+        screen.composer.input.focus()
+        await pilot.pause()
+        await type_text(pilot, "next")
+        await pilot.press("enter")
+        assert await wait_until(pilot, lambda: screen.dialog is not original and screen.dialog.message_count > 4)
+        assert await wait_until(pilot, lambda: not screen.runs.is_running(screen.dialog.id))
+        branch = screen.dialog
+        assert (
+            "automatically" in branch.message_at(0).content and branch.last_message.content == "Answered in the branch."
+        )
+        assert any("compacted automatically" in n.message for n in app._notifications)

@@ -197,8 +197,8 @@ async def test_each_model_shows_its_window_and_where_it_came_from(llm_server: LL
         models.highlighted = 0
         await pilot.pause()
         shown = str(screen.query_one("#sources").render())
-        assert "window 2,048 tokens from server: llama.cpp /props (n_ctx of one slot)" in shown
+        assert "window 2,048 (server: llama.cpp /props (n_ctx of one slot))" in shown
     unknown = ModelInfo("m")
     from visindigo.tui.common.model_browser import window_source
 
-    assert window_source(unknown) == "window unknown (no server or config said it)"
+    assert window_source(unknown) == "window unknown"

@@ -85,6 +85,21 @@ class MessageList(WindowedViews):
         self._stream_view: MessageView | None = None
         self._stream_round = 0
         self._parts_shown = 0
+        #: The user scrolled away from the bottom (Textual's anchor stays set but no longer holds).
+        self._released = False
+
+    @property
+    def following(self) -> bool:
+        """Whether the list sticks to its bottom (anchored, and the user has not scrolled away since)."""
+        return self.is_anchored and not self._released
+
+    def anchor(self, anchor: bool = True) -> None:
+        super().anchor(anchor)
+        self._released = False
+
+    def release_anchor(self) -> None:
+        super().release_anchor()
+        self._released = True
 
     @property
     def first_mounted(self) -> int:
@@ -188,6 +203,8 @@ class MessageList(WindowedViews):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if self._released and new_value >= self.max_scroll_y:  # back at the bottom: Textual anchors again
+            self._released = False
         if self._autoload_suspended or self._loading:
             return
         target = self._jump_target(new_value)
@@ -216,7 +233,7 @@ class MessageList(WindowedViews):
         """The dialog gained message `index`: bind the view waiting for it, or mount a new one."""
         if self.dialog is None or index < self._window.start:
             return
-        following = self.is_anchored and not self._anchor_released
+        following = self.following
         self._window = self._window.grown(self.dialog.message_count, trim=following)
         if index >= self._window.end:  # the window is away from the end: the marker below counts it
             self._update_markers()
@@ -236,7 +253,7 @@ class MessageList(WindowedViews):
         if message.role is Role.TOOL:
             for view in self.views:
                 if view.index is None and view.call_id and view.call_id == message.tool_call_id:
-                    view.index = index
+                    view.bind(message, index)
                     await view.update_message(message)
                     self._apply_alternatives(view)
                     return
@@ -289,16 +306,12 @@ class MessageList(WindowedViews):
         """Jump scrolling: keep blank room under a streaming reply, so it grows without scrolling the pane.
 
         Scrolling moves every line of the pane, so the terminal must redraw all of it (~30 KB at 120×40) for
-        each frame; growing into blank room redraws only the lines that changed. When the room is nearly used
-        up, it is renewed with half a pane more, which scrolls once. Only while the pane follows the bottom.
+        each frame; growing into blank room redraws only the lines that changed. The room is the reply's tail's
+        (`StreamTail`, the one reservation: the text being written always has it under it, never more): half a
+        pane while the pane follows, so it scrolls in half-page jumps; a few lines otherwise.
         """
-        if not self.is_anchored or self._anchor_released:
-            return
-        used, reserved = view.streamed_lines()
-        if reserved - used > ROOM_MARGIN:
-            return
-        room = max(ROOM_MARGIN * 2, self.size.height // 2)
-        view.reserve_lines(used + room)
+        room = max(ROOM_MARGIN * 2, self.size.height // 2) if self.following else ROOM_MARGIN * 2
+        view.stream_room(room)
 
     async def restart_stream(self, round_number: int) -> None:
         """What streamed so far was not the answer after all: drop it and stream the round again from empty."""

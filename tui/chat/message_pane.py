@@ -35,20 +35,9 @@ if TYPE_CHECKING:
 
 
 class MessagePane(MessageList, can_focus=True):
-    """The messages of one dialog.
-
-    | key | action |
-    |---|---|
-    | ↑ / ↓ | move the cursor between messages |
-    | home / end | first / last message of the dialog, however long it is |
-    | y | copy the message (OSC 52) |
-    | 1-9 | copy code block n of the message |
-    | s | save the message to a file |
-    | e | edit your message: makes a branch |
-    | r | regenerate this answer: makes a branch |
-    | ← / → , [ / ] | step through the alternatives at this message (◀ n/m ▶) |
-    | enter | expand or collapse a tool call |
-    """
+    """The messages of one dialog: ↑/↓ move the cursor, home/end go to the first or last message however long
+    the dialog, y copies, 1-9 copy code block n, s saves, e edits your message and r regenerates an answer
+    (each makes a branch), ←/→ or [/] step through the alternatives (◀ n/m ▶), enter expands a tool call."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor(-1)", "Previous message", show=False),
@@ -397,7 +386,7 @@ class MessagePane(MessageList, can_focus=True):
     def _reveal_alternatives(self, index: int, tries: int = 10) -> None:
         """Bring ◀ n/m ▶ of message `index` on screen: an answer taller than the pane opens at its top, which
         left the marker (at its end) below the fold, so the user could not tell which alternative was shown."""
-        from visindigo.tui.chat.message_view import AlternativeSwitch  # Markdown's module: not on the start-up path
+        from visindigo.tui.chat.message_meta import AlternativeSwitch
 
         view = self.view_for(index)
         switches = view.query(AlternativeSwitch) if view is not None else None

@@ -20,19 +20,20 @@ from visindigo.tui.chat.long_text import FOLD_LIMIT, FoldNote, fold_middle
 from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.compare import flow as compare_flow
 
-#: Lines of a reply, each naming its number, so the screen says which line was the last one drawn.
-LINES = [f"Line {n:02d} of the answer, long enough to be a real sentence on the screen." for n in range(40)]
+#: Sentences of one long paragraph, each naming its number, so the screen says which was the last one drawn.
+LINES = [f"Sentence mark{n:02d} of the answer goes on for a while. " for n in range(60)]
 
 
-def screen_lines(app: App[Any]) -> list[str]:
-    """The text of each line of the screen as the terminal shows it."""
+def screen_text(app: App[Any]) -> str:
+    """The text on the screen as the terminal shows it (each run of one style on a line of its own)."""
     svg = app.export_screenshot()
-    return [html.unescape(re.sub(r"<[^>]+>", "", line)) for line in re.findall(r"<text[^>]*>(.*?)</text>", svg)]
+    runs = [html.unescape(re.sub(r"<[^>]+>", "", run)) for run in re.findall(r"<text[^>]*>(.*?)</text>", svg)]
+    return "\n".join(runs).replace("\xa0", " ")
 
 
 def last_line_written(text: str) -> str:
-    """The "Line NN" of the newest complete line of `text` ("" before the first)."""
-    found = re.findall(r"Line \d\d", text)
+    """The "markNN" of the newest sentence of `text` ("" before the first)."""
+    found = re.findall(r"mark\d\d", text)
     return found[-1] if found else ""
 
 
@@ -40,14 +41,16 @@ async def check_the_newest_line_stays_on_screen(pilot: Any, pane: MessagePane, w
     """Sample the pane while a reply streams into it: each time, the newest line written must be on screen."""
     seen = 0
     for _ in range(600):
-        await pilot.pause(0.05)
         view = pane.streaming_view
         if view is None:
             break
-        newest = last_line_written(view.message.content)
+        newest = last_line_written(view.message.content)  # (written: on screen once this pause has drawn it)
+        await pilot.pause(0.05)
         if not newest:
             continue
-        shown = "\n".join(screen_lines(pilot.app))
+        await pilot.pause()
+        pilot.app.screen._on_timer_update()  # (the screen's pending update, as the next one sends it to the terminal)
+        shown = screen_text(pilot.app)
         assert newest in shown, f"{newest} was written but is not on screen:\n{shown}"
         seen += 1
         written.append(newest)
@@ -56,8 +59,8 @@ async def check_the_newest_line_stays_on_screen(pilot: Any, pane: MessagePane, w
 
 async def test_at_80x24_the_text_being_streamed_stays_on_screen_on_the_main_screen() -> None:
     turn: list[Any] = []
-    for line in LINES[:30]:
-        turn += [TextPart(line + "\n\n"), Pause(0.12)]
+    for line in LINES:
+        turn += [TextPart(line), Pause(0.12)]
     turn.append(FinishPart("stop"))
     app = make_app([turn], stream_fps=8.0)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -67,11 +70,11 @@ async def test_at_80x24_the_text_being_streamed_stays_on_screen_on_the_main_scre
         assert await wait_until(pilot, lambda: screen.pane.streaming_view is not None)
         written: list[str] = []
         await check_the_newest_line_stays_on_screen(pilot, screen.pane, written)
-        assert written[-1] >= "Line 20"  # the reply outgrew the pane several times over while it was watched
+        assert written[-1] >= "mark40"  # the reply outgrew the pane several times over while it was watched
 
 
 async def test_at_80x24_the_text_being_streamed_stays_on_screen_in_a_comparison_tab(llm_server: LLMServer) -> None:
-    pieces = [line + "\n\n" for line in LINES[:30]]
+    pieces = list(LINES)
     replies = {model: (lambda: openai_stream(pieces, usage=(5, 30), delay_between=0.12)) for model in MODELS}
     app = make_compare_app(scripted_center(llm_server, replies))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -85,7 +88,7 @@ async def test_at_80x24_the_text_being_streamed_stays_on_screen_in_a_comparison_
         assert screen.has_class("-tabs")
         written: list[str] = []
         await check_the_newest_line_stays_on_screen(pilot, column.pane, written)
-        assert written[-1] >= "Line 20"
+        assert written[-1] >= "mark40"
 
 
 def test_fold_middle_keeps_the_beginning_and_the_end_and_counts_what_is_between() -> None:
@@ -119,7 +122,7 @@ async def _streamed_reply(size: int) -> None:
         assert sources[0] == head and sources[-1] == end and "THE CONCLUSION" in sources[-1]
         screen.pane.scroll_end(animate=False, immediate=True)
         await settle(pilot)
-        assert any("THE CONCLUSION is at the very end." in line for line in screen_lines(app))
+        assert "THE CONCLUSION is at the very end." in screen_text(app)
 
 
 async def test_a_megabyte_reply_shows_its_beginning_and_its_end_with_one_fold_line() -> None:
@@ -145,9 +148,9 @@ async def _progress_is_visible(size: tuple[int, int]) -> None:
         await pane.tool_started("call-1", "copy_everything_slowly", LONG_ARGUMENTS)
         await pane.tool_progressed("call-1", "▕███░░░░░░░▏ 9/30 copying")
         await settle(pilot)
-        shown = "\n".join(screen_lines(app))
+        shown = screen_text(app)
         assert "9/30" in shown and "▕███░░░░░░░▏" in shown, shown
-        assert "copy_everything_slowly(" in shown  # and the call is named on the same line
+        assert "▕███░░░░░░░▏ 9/30 copying  copy_every" in shown  # and the call named after it, on the same line
 
 
 async def test_a_running_tools_progress_is_on_screen_at_120x40_with_a_long_signature() -> None:

@@ -14,13 +14,14 @@ which involve the composer and the tree, go to the screen as messages. What it r
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.message import Message as TextualMessage
-from textual.timer import Timer
 
 from visindigo.engine import Dialog, Role
+from visindigo.tui.chat.frame_clock import FrameClock
 from visindigo.tui.chat.message_list import BATCH, EarlierMarker, MessageList, Notice
 from visindigo.tui.common.copy_actions import copy_text, save_copy
 from visindigo.tui.common.messages import WorkbenchNews, listen
@@ -132,18 +133,16 @@ class MessagePane(MessageList, can_focus=True):
     ) -> None:
         super().__init__(id=id)
         self.workbench = workbench
-        self.fps = max(0.5, min(60.0, fps))
         self._initial = dialog
-        self._frame: Timer | None = None
-        #: Whether frames are being drawn (the timer running); the first frame of a burst is drawn at once.
-        self._frames_on = False
-        self._unsubscribe = lambda: None
+        self.frames = FrameClock(self, fps, self._on_frame)  # (streamed text is drawn at its frame rate)
+        self.fps = self.frames.fps
+        self._unsubscribe: Callable[[], None] = lambda: None
         #: Views change in one task at a time: the pane's own (news, frames) or its screen's (`show`).
         self._changing = asyncio.Lock()
         self._reasoning_seen = (0, 0)
 
     async def on_mount(self) -> None:
-        self._frame = self.set_interval(1 / self.fps, self._on_frame, pause=True, name="stream-frame")
+        self.frames.start()
         self._unsubscribe = listen(self, self.workbench, news.RunEvent)
         if self._initial is not None:
             await self.show(self._initial)
@@ -153,20 +152,6 @@ class MessagePane(MessageList, can_focus=True):
 
     def _run(self) -> RunState | None:
         return self.workbench.runs.get(self.dialog.id) if self.dialog is not None else None
-
-    def _resume_frames(self) -> None:
-        """Start drawing frames, the first one now: a paused Textual interval ticks a whole period after it is
-        resumed (250 ms at 4 frames/s, the first reply after start-up waited that long for its first words)."""
-        if self._frame is None or self._frames_on:
-            return
-        self._frames_on = True
-        self._frame.resume()
-        self.call_later(self._on_frame)
-
-    def _pause_frames(self) -> None:
-        self._frames_on = False
-        if self._frame is not None:
-            self._frame.pause()
 
     async def show(self, dialog: Dialog, *, focus_index: int | None = None) -> None:
         """Bind the pane to `dialog`: its messages, ◀ n/m ▶ where it parts from its family, its live run."""
@@ -178,7 +163,7 @@ class MessagePane(MessageList, can_focus=True):
                 return
             run.notified = False
             if run.streaming:
-                self._resume_frames()
+                self.frames.resume()
             elif run.outcome == "failed" and run.error:
                 await self.show_notice(f"The last run failed: {run.error}")
 
@@ -196,7 +181,7 @@ class MessagePane(MessageList, can_focus=True):
         assert self.dialog is not None
         match event:
             case news.TextArrived():
-                self._resume_frames()
+                self.frames.resume()
             case news.StreamOpened(round=round_number):
                 run = self._run()
                 if run is not None and run.notes:
@@ -205,11 +190,11 @@ class MessagePane(MessageList, can_focus=True):
                     await self.clear_notice()  # "waiting for …" is over
                 await self.open_stream(round_number)
                 self.post_message(self.StreamStarted(self, self.dialog, round_number))
-                self._resume_frames()
+                self.frames.resume()
             case news.StreamRestarted(round=round_number):
                 await self.restart_stream(round_number)
                 self.post_message(self.StreamStarted(self, self.dialog, round_number))
-                self._resume_frames()
+                self.frames.resume()
             case news.RunNoted(text=text, waiting=waiting):
                 run = self._run()
                 notes = [] if waiting or run is None else run.notes
@@ -255,7 +240,7 @@ class MessagePane(MessageList, can_focus=True):
         """Draw what streamed in since the last frame (the only place streamed text reaches the screen)."""
         run = self._run()
         if run is None:
-            self._pause_frames()
+            self.frames.pause()
             return
         async with self._changing:
             run.notified = False
@@ -267,7 +252,7 @@ class MessagePane(MessageList, can_focus=True):
         if changed and self.dialog is not None:
             self.post_message(self.Frame(self, self.dialog, run))
         else:
-            self._pause_frames()
+            self.frames.pause()
 
     # --- the cursor and the keys -------------------------------------------------------------------------------
 

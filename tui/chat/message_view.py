@@ -24,8 +24,8 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from visindigo.engine import Message, Role
-from visindigo.tui.chat.long_text import FOLD_LIMIT, MARKDOWN_LIMIT, FoldNote, LongText, fold_middle
 from visindigo.tui.chat.markdown.live_markdown import LiveMarkdown
+from visindigo.tui.chat.markdown.long_text import FOLD_LIMIT, MARKDOWN_LIMIT, FoldNote, LongText, fold_middle
 from visindigo.tui.chat.message_meta import GUTTER, AlternativeSwitch, cut_short, status_text
 from visindigo.tui.chat.tool_block import call_lines, tool_block
 from visindigo.tui.common.sanitize import StreamCleaner, clean

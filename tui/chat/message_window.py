@@ -142,7 +142,7 @@ class WindowedViews(VerticalScroll):
         self._generation += 1
         self._pending = None
         indexes = [i for i in range(window.start, window.end) if not over_cap_run_continues(dialog, i)]
-        now, rest = indexes, []
+        now, rest = indexes, list[int]()
         if staged is not None:
             share = self._first_paint_share(indexes, from_end=staged == "end")
             now, rest = (indexes[-share:], indexes[:-share]) if staged == "end" else (indexes[:share], indexes[share:])

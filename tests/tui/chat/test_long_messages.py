@@ -7,7 +7,7 @@ from textual.widgets import Markdown
 
 from tests.tui.helpers import answer, main_screen, make_app, make_center, seeded_dialog, settle, type_text
 from visindigo.engine import Message, Role
-from visindigo.tui.chat.long_text import (
+from visindigo.tui.chat.markdown.long_text import (
     FOLD_LIMIT,
     FoldNote,
     LongText,

@@ -16,7 +16,7 @@ from tests.tui.compare_host import make_app as make_compare_app
 from tests.tui.helpers import answer, main_screen, make_app, make_center, seeded_dialog, settle, type_text, wait_until
 from visindigo.engine.compare import ModelChoice
 from visindigo.engine.providers import FinishPart, Pause, TextPart
-from visindigo.tui.chat.long_text import FOLD_LIMIT, FoldNote, fold_middle
+from visindigo.tui.chat.markdown.long_text import FOLD_LIMIT, FoldNote, fold_middle
 from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.compare import flow as compare_flow
 

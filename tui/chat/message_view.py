@@ -367,8 +367,9 @@ class MessageView(Widget):
         every block of the message each time one is mounted, which is most of the cost of a stream.
         """
         event.stop()
-        if isinstance(event.markdown, LiveMarkdown):
-            event.markdown.trim_outer_margins(last=not self.streaming)
+        if isinstance(markdown := event.markdown, LiveMarkdown):  # (not its last block while its tail still grows)
+            growing = markdown.pending or (markdown.tail is not None and markdown.tail.source)
+            markdown.trim_outer_margins(last=not self.streaming and not growing)
 
     async def toggle_fold(self) -> bool:
         """Show all of a folded message, or fold it again; False when it is not long enough to fold."""

@@ -139,8 +139,8 @@ class ToolBlock(Collapsible):
 
 def tool_block(message: Message, state: dict[str, Any]) -> ToolBlock:
     """The collapsible block of a tool call: its signature, duration and result as the title (while it runs, its
-    progress — or "running…" — and then its signature), the arguments and the result inside. `state` holds what
-    the live run knows and the stored message does not."""
+    progress and then its signature, or its signature and "running…"), the arguments and the result inside.
+    `state` holds what the live run knows and the stored message does not."""
     name = str(state.get("name") or message.name or message.meta.get("function_id") or "tool")
     arguments = state.get("arguments", message.meta.get("arguments", ""))
     running = bool(state.get("running"))
@@ -150,8 +150,10 @@ def tool_block(message: Message, state: dict[str, Any]) -> ToolBlock:
     if message.meta.get("over_cap"):
         name = "not run"
         arguments = "over the max_tool_calls cap: these calls and the ones after it got that as their result"
-    if running:  # the progress first: a long signature cut off at the pane's edge must not hide the bar and n/total
-        title = Content.assemble(str(state.get("progress") or "running…"), ("  ", ""), call_signature(name, arguments))
+    if running and state.get("progress"):  # first: a long signature cut at the pane's edge must not hide the bar
+        title = Content.assemble(str(state["progress"]), ("  ", ""), call_signature(name, arguments))
+    elif running:
+        title = Content.assemble(call_signature(name, arguments), ("  ", ""), "running…")
     else:  # the duration before the result, so a long result cut off at the edge does not hide it
         took = format_duration(duration)
         tail = (f"{took}  " if took else "") + ("✗ " if is_error else "→ ") + one_line(str(result), 40)

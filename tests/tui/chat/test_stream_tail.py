@@ -159,3 +159,19 @@ async def test_a_running_tools_progress_is_on_screen_at_120x40_with_a_long_signa
 
 async def test_a_running_tools_progress_is_on_screen_at_80x24_with_a_long_signature() -> None:
     await _progress_is_visible((80, 24))
+
+
+def test_the_growing_end_is_the_last_block_and_what_is_before_it_never_changes() -> None:
+    from visindigo.tui.chat.markdown.tail_pieces import pieces, split_settled
+
+    text = "# Title\n\nA paragraph.\n\n```python\nx = 1\n```\n\n- one\n- two **bold"
+    settled, growing = split_settled(text)
+    assert settled + growing == text and growing == "- one\n- two **bold"
+    assert split_settled("One paragraph still growing") == ("", "One paragraph still growing")
+    for cut in range(1, len(text)):  # wherever a frame ends, the settled part is a prefix of the final one's
+        done, _rest = split_settled(text[:cut])
+        assert settled.startswith(done), (cut, done)
+    drawn = pieces(growing)
+    assert [(piece.prefix, piece.content.plain) for piece in drawn] == [("• ", "one"), ("• ", "two **bold")]
+    [code] = pieces("```python\nx = 1\ny = 2")
+    assert code.code and code.content.plain == "x = 1\ny = 2"

@@ -137,7 +137,7 @@ class LiveMarkdown(Markdown):
         tail = self.tail
         rest, self.pending = self.pending, ""
         with self.app.batch_update():
-            if rest.strip():
+            if rest:
                 await self.append(rest)
             if tail is not None:
                 self._keep_tail_last(tail)

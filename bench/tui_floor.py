@@ -82,7 +82,7 @@ def floor_once(server: LLMServer, words: list[str], rate: float) -> tuple[float,
         pressed = time.perf_counter()
         terminal.type(b"\r")
         duration = len(words) / rate
-        last_token = screen.wait_for(bench.END_MARK, timeout=duration * 6 + 30, after=pressed)
+        last_token = screen.wait_for(bench.END_MARK, timeout=duration * 40 + 120, after=pressed)  # (it lags far behind)
         cpu_at_last = terminal.cpu_seconds()
         done = terminal.quiet_after(last_token, quiet=2.5)
         written = terminal.bytes_between(pressed, done)

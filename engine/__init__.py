@@ -21,6 +21,8 @@ from .skill import Skill
 if TYPE_CHECKING:
     from .events import (
         AnswerMovedToReasoning,
+        CacheBreak,
+        ContextExceeded,
         DialogChanged,
         EmptyAnswer,
         Event,
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
 _EVENTS = frozenset(
     {
         "AnswerMovedToReasoning",
+        "CacheBreak",
+        "ContextExceeded",
         "DialogChanged",
         "EmptyAnswer",
         "Event",
@@ -79,11 +83,13 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "FUNCTION_ID_PATTERN",
     "AnswerMovedToReasoning",
+    "CacheBreak",
     "Capability",
     "Center",
     "Command",
     "CommandParameter",
     "CommandProvider",
+    "ContextExceeded",
     "Dialog",
     "DialogChanged",
     "DialogSummary",

@@ -355,14 +355,15 @@ class Dialog:
         """The reasoning of the current round so far; cleared by `begin_assistant_message`."""
         return "".join(self._reasoning_content)
 
-    def begin_assistant_message(self) -> None:
-        """Start receiving an assistant message: clear the buffers and emit `StreamBegan`."""
+    def begin_assistant_message(self, *, request_tokens: int = 0, request_approximate: bool = True) -> None:
+        """Start receiving an assistant message: clear the buffers and emit `StreamBegan` (with the request's size
+        when the caller counted it)."""
         from .events import StreamBegan
 
         self._streaming = True
         self._streaming_content = []
         self._reasoning_content = []
-        self._emit(StreamBegan())
+        self._emit(StreamBegan(request_tokens, request_approximate))
 
     def append_delta(self, text: str) -> None:
         """Add a fragment of the answer and emit `StreamDelta`."""

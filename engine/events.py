@@ -33,8 +33,28 @@ class RunFailed(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ContextExceeded(RunFailed):
+    """The server refused the request because it does not fit the model's context window (`message` names the
+    window and the request's size). The question stays in the dialog; a UI offers to compact the dialog into a
+    branch, to move the oldest turns out into a branch, or to send anyway. Zero where neither side could say."""
+
+    window: int = 0
+    request_tokens: int = 0
+    #: Where `window` came from ("the server's error", or the model's window source).
+    window_source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class StreamBegan(Event):
-    """A round of generation began; its deltas arrive from now on."""
+    """A round of generation began; its deltas arrive from now on.
+
+    `request_tokens` is the size of the request this round sent, counted before it went
+    (`engine.context.counting`; `request_approximate` when some part was estimated): what "tokens in" shows
+    while the answer streams from a server that reports usage only at its end. Neither takes part in equality,
+    so `StreamBegan()` still names the spec's signal."""
+
+    request_tokens: int = field(default=0, compare=False)
+    request_approximate: bool = field(default=True, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,13 +126,17 @@ class ToolCallFinished(Event):
 class UsageReported(Event):
     """Token usage of one round, as the server reported it.
 
-    When a server reports none (llama.cpp's server), the run loop records an estimate in the message's
+    `input_tokens` is the whole prompt on every wire, cache reads and writes included (see
+    `engine.providers.base.UsagePart`): it is "tokens in" as the status line shows it. When a server reports none
+    (llama.cpp's server without `stream_options`), the run loop records an estimate in the message's
     `meta["usage"]` with `"estimated": true` instead, and emits no `UsageReported`."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +163,15 @@ class Notice(Event):
     left out because the model refused them), worded to be shown as it is."""
 
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CacheBreak(Notice):
+    """A notice that this round re-sent a prefix the last round had cached, and the server read less of it from
+    its cache: `reason` says which change broke it, `tokens` how many were read (and written) again."""
+
+    reason: str = ""
+    tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)

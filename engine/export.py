@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .atomic import write_text_atomic
 from .dialog import Dialog
+from .fence import fenced
 from .import_repair import break_cycles, repair_document
 from .message import Message, Role
 from .sanitize import clean_line
@@ -274,7 +275,7 @@ def _message_markdown(message: Message, level: int = 2) -> list[str]:
     if message.reasoning:
         lines += ["<details><summary>Reasoning</summary>", "", message.reasoning.strip(), "", "</details>", ""]
     if message.role is Role.TOOL:
-        lines += [*_fenced(message.content, ""), ""]
+        lines += [*fenced(message.content, ""), ""]
     elif message.content:
         lines += [message.content.strip(), ""]
     for image in message.images:
@@ -282,7 +283,7 @@ def _message_markdown(message: Message, level: int = 2) -> list[str]:
     for call in message.parsed_tool_calls():
         function = call.get("function") if isinstance(call.get("function"), dict) else {}
         name = str(function.get("name", "?")) if function else "?"
-        lines += [f"**Tool call** `{name}` ({call.get('id', '')})", "", *_fenced(_pretty(function), "json"), ""]
+        lines += [f"**Tool call** `{name}` ({call.get('id', '')})", "", *fenced(_pretty(function), "json"), ""]
     return lines
 
 
@@ -292,17 +293,6 @@ def _pretty(function: dict[str, Any] | None) -> str:
         return json.dumps(json.loads(arguments), ensure_ascii=False, indent=2) if arguments else "{}"
     except (TypeError, ValueError):
         return str(arguments)
-
-
-def _fenced(text: str, language: str) -> list[str]:
-    """A code block whose fence is longer than any run of backticks inside, so it cannot be closed early."""
-    longest = 0
-    run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * max(3, longest + 1)
-    return [fence + language, text.rstrip("\n"), fence]
 
 
 # --- files --------------------------------------------------------------------------------------------------

@@ -93,6 +93,9 @@ class DialogHost(ToolSourceHost, Protocol):
     def get_provider(self, provider_id: str) -> Provider | None: ...
 
     @property
+    def providers(self) -> list[Provider]: ...
+
+    @property
     def default_provider(self) -> Provider | None: ...
 
     def run_dialog(self, dialog: Any, *, approve: ApprovalCallback | None = None) -> AsyncIterator[Event]:

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
+from .attachments.errors import AttachmentError
+from .attachments.model import Attachment
+
 
 class Role(IntEnum):
     """Who speaks. `PROMPT` marks text made from a template; on the wire it is sent as `user`."""
@@ -81,10 +84,23 @@ class Message:
     tool_calls: str = ""
     images: list[Image] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    #: Files the user attached (`engine.attachments`): the originals, sent in each wire format's own way.
+    attachments: list[Attachment] = field(default_factory=list)
 
     def is_empty(self) -> bool:
-        """True when there is neither content nor a tool call: a tool-call-only reply is not empty."""
-        return not self.content and not self.tool_calls
+        """True when there is neither content nor a tool call nor a file: a tool-call-only reply is not empty."""
+        return not self.content and not self.tool_calls and not self.attachments
+
+    def edited(self, content: str) -> Message:
+        """The message as the user rewrote it: the new text, the same role, name, images and attached files
+        (an edited question is asked about the same files); nothing of what answering it recorded (`meta`)."""
+        return Message(
+            role=self.role,
+            content=content,
+            name=self.name,
+            images=self.copy().images,
+            attachments=list(self.attachments),
+        )
 
     def copy(self) -> Message:
         return Message(
@@ -96,6 +112,7 @@ class Message:
             tool_calls=self.tool_calls,
             images=[Image(i.mime_type, i.data) for i in self.images],
             meta=copy.deepcopy(self.meta),
+            attachments=list(self.attachments),
         )
 
     def parsed_tool_calls(self) -> list[dict[str, Any]]:
@@ -123,6 +140,8 @@ class Message:
             data["images"] = [image.to_json() for image in self.images]
         if self.meta:
             data["meta"] = copy.deepcopy(self.meta)
+        if self.attachments:
+            data["attachments"] = [attachment.to_json() for attachment in self.attachments]
         return data
 
     @classmethod
@@ -147,12 +166,26 @@ class Message:
             tool_calls=tool_calls,
             images=[Image.from_json(i) for i in images_raw if isinstance(i, dict)],
             meta=copy.deepcopy(meta) if isinstance(meta, dict) else {},
+            attachments=read_attachments(data.get("attachments")),
         )
 
     @staticmethod
     def role_recognised(data: dict[str, Any]) -> bool:
         """Whether `from_json` would read the role as written (the spec's boolean result)."""
         return Role.parse(data.get("role")) is not None
+
+
+def read_attachments(value: object) -> list[Attachment]:
+    """The attachments of a message document; an unreadable entry is left out (an import reports it first, see
+    `import_repair`)."""
+    found: list[Attachment] = []
+    for entry in value if isinstance(value, list) else []:
+        if isinstance(entry, dict):
+            try:
+                found.append(Attachment.from_json(entry))
+            except AttachmentError:
+                continue
+    return found
 
 
 def _text(value: object) -> str:

@@ -30,8 +30,15 @@ from typing import TYPE_CHECKING, Any
 
 from .applog import log_text
 from .approval import DENIED_RESULT, Approval, ApprovalCallback, ToolCallRequest
+from .attachments.errors import AttachmentError
+from .attachments.routing import check_images_fit, image_refusal, question_has_images
 from .capability import Capability
+from .context.cache import watch_for
+from .context.counting import RequestSize, counter_for
+from .context.overflow import Overflow, overflow_in
 from .events import (
+    CacheBreak,
+    ContextExceeded,
     EmptyAnswer,
     Event,
     Notice,
@@ -63,6 +70,8 @@ from .providers.base import (
     retry_limit,
 )
 from .providers.models import ensure_models
+from .providers.windows import ensure_windows, set_window
+from .providers.windows import window as window_of
 from .stop_reason import stop_reason
 from .tool_context import ToolCallContext, current_tool_call
 from .tool_runner import ToolOutcome, parse_arguments, run_function
@@ -187,7 +196,12 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             started = time.monotonic()
             log.debug(
                 "round %d of dialog %s: provider %s, model %s, %d messages, %d tools",
-                rounds, dialog.id, setup.provider.id, setup.model.id, len(request.messages), len(request.tools),
+                rounds,
+                dialog.id,
+                setup.provider.id,
+                setup.model.id,
+                len(request.messages),
+                len(request.tools),
             )
             if request.messages:
                 log_text(log, "last message", request.messages[-1].content)
@@ -200,12 +214,15 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                     captured.clear()
                 await slots.acquire()
                 holding = slots
-            dialog.begin_assistant_message()
+            counter = counter_for(setup.provider, setup.model)
+            size = counter.count(dialog.id, request.system, request.tools, request.messages)
+            dialog.begin_assistant_message(request_tokens=size.tokens, request_approximate=size.approximate)
             for event in captured:
                 yield event
             captured.clear()
 
             failure_text = ""
+            overflow: Overflow | None = None
             attempt = 0
             while True:
                 try:
@@ -223,7 +240,12 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                                 state.usage = part
                                 dialog._emit(
                                     UsageReported(
-                                        part.input_tokens, part.output_tokens, part.reasoning_tokens, part.cached_tokens
+                                        part.input_tokens,
+                                        part.output_tokens,
+                                        part.reasoning_tokens,
+                                        part.cached_tokens,
+                                        part.cache_write_tokens,
+                                        part.cost,
                                     )
                                 )
                             elif type(part) is FinishPart:
@@ -248,6 +270,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                         state = _Round()
                         continue
                     failure_text = str(error)
+                    overflow = overflow_in(error.message)
                 except Exception as error:  # a bug or an unwrapped transport error must not leave the dialog stuck
                     log.exception("provider %s failed", setup.provider.id)
                     failure_text = f"{setup.provider.name}: unexpected error: {type(error).__name__}: {error}"
@@ -264,13 +287,17 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 )
             log.debug(
                 "round %d ended after %.2f s: %s%s",
-                rounds, time.monotonic() - started, state.finish.reason if state.finish else "no finish",
+                rounds,
+                time.monotonic() - started,
+                state.finish.reason if state.finish else "no finish",
                 f", {len(state.calls)} tool calls" if state.calls else "",
             )
             if failure_text:
                 log.warning("run of dialog %s failed: %s", dialog.id, failure_text)
                 _close_stream(dialog, tool_calls="", meta=_meta(setup, state, "incomplete", failure_text), end=False)
-                dialog._emit(RunFailed(failure_text))
+                dialog._emit(
+                    RunFailed(failure_text) if overflow is None else _exceeded(setup, overflow, failure_text, size)
+                )
                 done = True
                 for event in captured:
                     yield event
@@ -279,6 +306,27 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             calls = _unique_ids(state.calls)
             state.calls = calls
             _read_stop_reason(setup, request, state)  # before the estimate: an estimate cannot tell the two apart
+            if state.usage is not None and state.usage.input_tokens:
+                counter.learn(dialog.id, request.system, request.tools, request.messages, state.usage.input_tokens)
+                broken = watch_for(setup.provider.id, setup.model.id).after_round(
+                    dialog.id,
+                    dialog.branch_from_id,
+                    request.system,
+                    request.tools,
+                    request.messages,
+                    state.usage.cached_tokens,
+                    state.usage.cache_write_tokens,
+                )
+                if broken is not None:
+                    reason, lost = broken
+                    dialog._emit(
+                        CacheBreak(
+                            f"The prompt cache was broken: {reason}; {lost:,} tokens were read again at the full "
+                            "price instead of from the cache.",
+                            reason,
+                            lost,
+                        )
+                    )
             if state.usage is None:
                 # recorded in the message's meta as an estimate; no UsageReported: the server reported nothing
                 state.usage = _estimated_usage(request, dialog, state)
@@ -313,9 +361,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                         outcome = item
                     else:
                         yield item
-                dialog._emit(
-                    ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration)
-                )
+                dialog._emit(ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration))
                 dialog.append_message(
                     Message(
                         Role.TOOL,
@@ -417,14 +463,26 @@ async def _prepare(dialog: Dialog) -> _Setup:
 
     listing_problem = await ensure_models(provider, dialog.model_id)
     required = dialog.capability_requirement | Capability.TEXT
-    if any(message.images for message in dialog.messages):
+    messages = dialog.messages
+    if question_has_images(messages):
         required |= Capability.IMAGE
     try:
         model = _choose_model(provider, required, bool(functions), dialog.model_id)
     except NoModelAvailable as error:
         if listing_problem:  # the server's own words first: they say why (a proxy's "No connected db.")
             raise _Failure(f"listing the models failed: {listing_problem} — so {error}") from None
+        if Capability.IMAGE in required and provider.models:
+            raise _Failure(image_refusal(provider, dialog.model_id, center.providers)) from None
         raise _Failure(str(error)) from None
+    if Capability.IMAGE in model.capabilities:
+        try:
+            check_images_fit(messages, provider)
+        except AttachmentError as error:
+            raise _Failure(error.message) from None
+    try:
+        await ensure_windows(provider)
+    except Exception:  # the window is for the meter: a failure to learn it never stops a run
+        log.exception("learning the context windows of %s failed", provider.id)
     notices = []
     if Capability.TOOLS not in model.capabilities:
         told = (provider.id, model.id)
@@ -639,7 +697,6 @@ def _read_stop_reason(setup: _Setup, request: ChatRequest, state: _Round) -> Non
         state.usage,
         output_limit=output_limit(request),
         context_window=setup.model.context_window,
-        cache_apart=setup.provider.kind == "anthropic",
     )
     if reason != state.finish.reason:
         state.server_finish_reason = state.finish.reason
@@ -654,6 +711,28 @@ def _estimated_usage(request: ChatRequest, dialog: Dialog, state: _Round) -> Usa
     received = len(dialog.streaming_content) + len(dialog.reasoning_content)
     received += sum(len(call.name) + len(call.arguments) for call in state.calls)
     return UsagePart(input_tokens=-(-sent // 4), output_tokens=max(state.parts, -(-received // 4)))
+
+
+def _exceeded(setup: _Setup, overflow: Overflow, server_words: str, counted: RequestSize) -> ContextExceeded:
+    """The server's "does not fit" as one message naming the window and the request's size; a window the server
+    stated is learnt for the model (it outranks any other source: it is the one in force)."""
+    model = setup.model
+    if overflow.window:
+        set_window(model, overflow.window, "learnt: the server's context error")
+    window, source = window_of(model)
+    request_tokens = overflow.request_tokens or counted.tokens
+    if overflow.request_tokens or not counted.approximate:
+        size = f"{request_tokens:,} tokens"
+    else:
+        size = f"~{request_tokens:,} tokens, counted here"
+    fits = f"{window:,} tokens" if window else "a size the server did not state"
+    words = server_words.split(": ", 1)[-1]
+    message = (
+        f"{setup.provider.name}: the request ({size}) does not fit the context window of {model.label} ({fits}). "
+        f"The question stays in the dialog: compact the dialog into a branch, move the oldest turns out into a "
+        f"branch, or send anyway. The server said: {words}"
+    )
+    return ContextExceeded(message, window, request_tokens, source)
 
 
 # --- ending a round -----------------------------------------------------------------------------------------
@@ -674,6 +753,9 @@ def _meta(setup: _Setup | None, state: _Round, status: str, error: str) -> dict[
         meta["requested_model_id"] = setup.requested_model
     if state.usage is not None:
         meta["usage"] = state.usage.to_json()
+        # the answer's id travels with copies of the message into branches: the usage report counts it once
+        meta["usage"]["answer"] = uuid.uuid4().hex[:16]
+        meta["usage"]["at"] = round(time.time(), 3)
         if state.usage_estimated:
             meta["usage"]["estimated"] = True
     if status:

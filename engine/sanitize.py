@@ -36,9 +36,10 @@ _SEQUENCE = re.compile(
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\u200e\u200f\u061c]")
 
 # The tail of a chunk that may be the start of a sequence whose end is still to come.
+# A string (OSC, DCS, ...) may be cut just after the ESC of its `ESC \` terminator: that ESC belongs to it.
 _OPEN_SEQUENCE = re.compile(
-    r"(?:\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*|[\]PX^_][^\x07\x1b\x9c]*|[\x20-\x2f]*)?"
-    r"|\x9b[\x30-\x3f]*[\x20-\x2f]*|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*)\Z"
+    r"(?:\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*|[\]PX^_][^\x07\x1b\x9c]*\x1b?|[\x20-\x2f]*)?"
+    r"|\x9b[\x30-\x3f]*[\x20-\x2f]*|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*\x1b?)\Z"
 )
 
 #: An unterminated OSC/DCS string longer than this is treated as garbage, not held back any longer.

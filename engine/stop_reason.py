@@ -24,18 +24,15 @@ CONTEXT_FULL = "model_context_window_exceeded"
 LENGTH_REASONS = frozenset({"length", "max_tokens"})
 
 
-def stop_reason(
-    reason: str, usage: UsagePart | None, *, output_limit: int, context_window: int, cache_apart: bool = False
-) -> str:
+def stop_reason(reason: str, usage: UsagePart | None, *, output_limit: int, context_window: int) -> str:
     """`reason`, or `CONTEXT_FULL` when a length stop was the context filling (see the module's rules).
 
-    `cache_apart`: the usage counts cached prompt tokens apart from `input_tokens` (the Messages wire), so the
-    prompt is their sum; on chat completions the prompt count includes them."""
+    `usage.input_tokens` is the whole prompt on both wires (the Messages adapter adds its cache reads and writes),
+    so nothing is added to it here."""
     if reason not in LENGTH_REASONS or usage is None:
         return reason
     if output_limit > 0 and usage.output_tokens >= output_limit:
         return reason
     if context_window > 0:
-        prompt = usage.input_tokens + (usage.cached_tokens if cache_apart else 0)
-        return CONTEXT_FULL if prompt + usage.output_tokens >= context_window else reason
+        return CONTEXT_FULL if usage.input_tokens + usage.output_tokens >= context_window else reason
     return CONTEXT_FULL if output_limit > 0 else reason

@@ -121,9 +121,7 @@ def openai_chunk(
     return chunk
 
 
-def openai_tool_call(
-    call_id: str, name: str, argument_pieces: Sequence[str], index: int = 0
-) -> list[dict[str, Any]]:
+def openai_tool_call(call_id: str, name: str, argument_pieces: Sequence[str], index: int = 0) -> list[dict[str, Any]]:
     """The chunks of one streamed tool call: id and name first, then the arguments in pieces."""
     first = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
     chunks = [openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]})]
@@ -302,6 +300,8 @@ class LLMServer:
         self.models: list[str] = ["test-model"]
         self.models_reply: Reply | None = None
         self.responder: Callable[[RecordedRequest], Reply] | None = None
+        #: Fixed answers by (method, path), asked before the queue: see `route`.
+        self.routes: dict[tuple[str, str], Reply | Callable[[RecordedRequest], Reply]] = {}
         #: POSTs being answered right now, and the most there ever were at once (for concurrency limits).
         self.in_flight = 0
         self.max_in_flight = 0
@@ -365,16 +365,29 @@ class LLMServer:
         with self._lock:
             return len(self._replies)
 
+    def route(self, method: str, path: str, reply: Reply | Callable[[RecordedRequest], Reply]) -> LLMServer:
+        """Answer every `method` request to `path` (query string ignored) with `reply`, or what it returns for the
+        request: the side endpoints servers have besides chat (llama.cpp `/props` and `/tokenize`, Ollama
+        `/api/show`, LM Studio `/api/v0/models`, Anthropic `/v1/messages/count_tokens`)."""
+        with self._lock:
+            self.routes[(method.upper(), path)] = reply
+        return self
+
     def _reply_for(self, request: RecordedRequest) -> Reply:
         with self._lock:
             self.requests.append(request)
-            if request.method == "GET" and request.path.rstrip("/").endswith("/models"):
+            routed = self.routes.get((request.method, request.path.split("?", 1)[0]))
+            if isinstance(routed, Reply):
+                return routed
+            if routed is None and request.method == "GET" and request.path.rstrip("/").endswith("/models"):
                 if self.models_reply is not None:
                     return self.models_reply
                 data = [{"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in self.models]
                 return json_reply({"object": "list", "data": data})
-            if self._replies:
+            if routed is None and self._replies:
                 return self._replies.popleft()
+        if routed is not None:
+            return routed(request)
         if self.responder is not None:
             return self.responder(request)
         return error_reply(500, f"test server: no scripted reply for {request.method} {request.path}")

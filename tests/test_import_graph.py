@@ -150,3 +150,56 @@ def test_no_tui_module_imports_the_app() -> None:
     app = "visindigo.tui.app"
     importers = sorted(m for m, targets in GRAPH.items() if app in targets)
     assert all(not m.startswith("visindigo.tui.") for m in importers), importers
+
+
+#: The TUI's feature packages, and what each may import besides itself and the engine: the parts below every
+#: feature. A feature reaches another through a protocol the app fills (`main.launchers.FeatureScreens`, filled
+#: from `tui/features.py`), never by importing it.
+FEATURES = ("main", "compare", "mcp", "templates", "setup", "start")
+BELOW_FEATURES = ("common", "workbench", "platform", "chat")
+
+
+def feature_imports(graph: Mapping[str, set[str]]) -> list[str]:
+    """Each import of a feature package's module that reaches a TUI package it may not (another feature, the
+    app, `tui.features`), as "module -> target"."""
+    found = []
+    for module, targets in sorted(graph.items()):
+        parts = module.split(".")
+        if parts[:2] != ["visindigo", "tui"] or len(parts) < 4 or parts[2] not in FEATURES:
+            continue
+        for target in sorted(targets):
+            reached = target.split(".")
+            if reached[:2] != ["visindigo", "tui"] or reached[2:3] == parts[2:3]:
+                continue
+            if len(reached) < 3 or reached[2] not in BELOW_FEATURES:
+                found.append(f"{module} -> {target}")
+    return found
+
+
+def test_feature_packages_import_only_the_parts_below_them_and_the_engine() -> None:
+    assert feature_imports(GRAPH) == []
+    # the rule is read from the real sources: the features are there and import the parts below them
+    assert "visindigo.tui.chat.message_pane" in GRAPH["visindigo.tui.main.workspace"]
+    assert "visindigo.tui.setup.model_picker" in GRAPH["visindigo.tui.features"]
+
+
+def test_the_feature_rule_finds_a_feature_importing_another_lazily_or_for_types(tmp_path: Path) -> None:
+    tui = tmp_path / "tui"
+    for package in ("main", "setup", "common", "compare"):
+        (tui / package).mkdir(parents=True)
+        (tui / package / "__init__.py").write_text("", encoding="utf-8")
+    (tui / "__init__.py").write_text("", encoding="utf-8")
+    (tui / "features.py").write_text("from visindigo.tui.setup import picker\n", encoding="utf-8")
+    (tui / "common" / "help.py").write_text("", encoding="utf-8")
+    (tui / "setup" / "picker.py").write_text("from visindigo.tui.common import help\n", encoding="utf-8")
+    (tui / "compare" / "screen.py").write_text("", encoding="utf-8")
+    (tui / "main" / "modals.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from visindigo.tui.compare.screen import S\n"
+        "def pick():\n    from visindigo.tui.setup.picker import Picker\n",
+        encoding="utf-8",
+    )
+    graph = import_graph(modules_of({"visindigo.tui": tui}))
+    assert feature_imports(graph) == [
+        "visindigo.tui.main.modals -> visindigo.tui.compare.screen",
+        "visindigo.tui.main.modals -> visindigo.tui.setup.picker",
+    ]

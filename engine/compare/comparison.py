@@ -197,7 +197,7 @@ class Comparison:
         """Ask a new question: it is appended to `dialog` (which records what was asked), and each model
         answers it in a branch holding everything up to and including the question."""
         message = question if isinstance(question, Message) else Message(Role.USER, question)
-        if not message.content.strip() and not message.images:
+        if not message.content.strip() and not message.images and not message.attachments:
             raise CompareError("there is no question to send")
         if dialog.is_running:
             raise CompareError("this dialog is generating an answer; wait for it or cancel it first")

@@ -60,6 +60,9 @@ def apply_config(center: ConfigTarget, config: Config) -> None:
         prompt_dir=str(config.prompt_dir),
         default_model=config.default_model,
     )
+    context = config.data.get("context")
+    if isinstance(context, dict):
+        center.settings["context"] = dict(context)  # compaction and prompt caching (engine.context)
     if config.max_tool_rounds is not None:
         center.settings["max_tool_rounds"] = config.max_tool_rounds
     if config.max_tool_calls is not None:

@@ -69,9 +69,7 @@ def _read_validated(
 def _read_credentials(path: Path, problems: list[ConfigProblem]) -> Credentials:
     data = _read_validated(path, CREDENTIALS_SCHEMA, problems)
     if data and not is_private(path):
-        problems.append(
-            ConfigProblem(path, "", f"other users can read this file of API keys; run: chmod 600 {path}")
-        )
+        problems.append(ConfigProblem(path, "", f"other users can read this file of API keys; run: chmod 600 {path}"))
     keys = {}
     for provider_id, entry in data.get("providers", {}).items():
         key = entry.get("api_key")
@@ -161,8 +159,11 @@ def _build_mcp_servers(config: Config, problems: list[ConfigProblem]) -> list[MC
                 continue
             for key in MCPServer.unknown_keys(entry):
                 problems.append(
-                    ConfigProblem(config.config_file, dotted((section, name, key)), "is not a setting of an MCP "
-                                  "server and is ignored (see the README's MCP servers section)")
+                    ConfigProblem(
+                        config.config_file,
+                        dotted((section, name, key)),
+                        "is not a setting of an MCP server and is ignored (see the README's MCP servers section)",
+                    )
                 )
             seen.add(name)
             servers.append(server)

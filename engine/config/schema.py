@@ -52,16 +52,19 @@ MODEL_SCHEMA: dict[str, Any] = {
         "starts_in_thinking": doc({"type": "boolean"}, "the answer starts inside <think> without the tag", True),
         "extra_body": doc({"type": "object"}, "JSON fields added to every request for this model", {"top_k": 20}),
         "thinking_budget": doc(_THINKING_BUDGET, "Anthropic: reasoning tokens per answer", 4096),
+        "num_ctx": doc({"type": "integer", "minimum": 512}, "Ollama: the context window to ask for", 16384),
         "price": doc(
             {
                 "type": "object",
                 "properties": {
                     "input": doc(_PRICE, "dollars per million tokens read", 0.15),
                     "output": doc(_PRICE, "dollars per million tokens written", 0.6),
+                    "cached_input": doc(_PRICE, "dollars per million tokens read from the prompt cache", 0.075),
+                    "cache_write": doc(_PRICE, "dollars per million tokens written to the prompt cache", 0.1875),
                 },
                 "errorMessage": "must be { input = <dollars>, output = <dollars> } per million tokens",
             },
-            "dollars per million tokens, for the cost shown when comparing models",
+            "dollars per million tokens: the cost of each answer (it overrides genai-prices' figures)",
             {"input": 0.15, "output": 0.6},
         ),
     },
@@ -98,6 +101,15 @@ PROVIDER_SETTINGS_SCHEMA: dict[str, Any] = {
         ),
         "server": doc({"type": "string"}, "which server this is: where capabilities are asked", "ollama"),
         "thinking_budget": doc(_THINKING_BUDGET, "Anthropic: reasoning tokens per answer", 4096),
+        "prompt_caching": doc(
+            {"type": "boolean"}, "Anthropic: cache_control breakpoints on the stable prefix (default on)", True
+        ),
+        "ollama_native": doc(
+            {"type": "boolean"}, "Ollama: answers over /api/chat, which can set num_ctx (default on)", True
+        ),
+        "ollama_num_ctx_cap": doc(
+            {"type": "integer", "minimum": 512}, "Ollama: the largest num_ctx sent for a model's trained length", 32768
+        ),
     },
 }
 
@@ -225,11 +237,34 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "additionalProperties": {
                     "type": "string",
                     "minLength": 1,
-                    "errorMessage": "must be a key or keys, for example \"ctrl+s\" or \"ctrl+s,f2\"",
+                    "errorMessage": 'must be a key or keys, for example "ctrl+s" or "ctrl+s,f2"',
                 },
             },
-            "key overrides: binding id = \"key\" or \"key1,key2\" (the ids are in the help screen, f1)",
+            'key overrides: binding id = "key" or "key1,key2" (the ids are in the help screen, f1)',
             {"regenerate": "ctrl+r,f5"},
+        ),
+        "context": doc(
+            {
+                "type": "object",
+                "properties": {
+                    "keep_turns": doc(_COUNT, "turns a compaction keeps word for word", 2),
+                    "summary_provider": doc({"type": "string"}, "the provider that writes summaries", "local"),
+                    "summary_model": doc({"type": "string"}, "the model that writes summaries", "qwen3-8b"),
+                    "summary_prompt": doc(
+                        {"type": "string", "minLength": 1},
+                        "the summary template: {{transcript}} and {{count}} are filled in",
+                        "Summarise this: {{transcript}}",
+                    ),
+                    "auto_compact": doc({"type": "boolean"}, "compact into a branch near the window's end", False),
+                    "auto_compact_at": doc(
+                        {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                        "the share of the window that starts an automatic compaction",
+                        0.9,
+                    ),
+                },
+            },
+            "the context window: compaction into a branch",
+            {},
         ),
         "run": doc(
             {
@@ -242,7 +277,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     ),
                     "max_tool_calls": doc(
                         {"type": "integer", "minimum": 1, "maximum": 1000},
-                        "tool calls run per reply; the rest get a \"not run\" result",
+                        'tool calls run per reply; the rest get a "not run" result',
                         32,
                     ),
                 },
@@ -274,9 +309,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "name": doc({"type": "string"}, "{{USER_NAME}} in templates (default: your login name)", "Ada"),
-                    "language": doc(
-                        {"type": "string"}, "{{USER_LANGUAGE}} (default: from LANG, as en-GB)", "en-GB"
-                    ),
+                    "language": doc({"type": "string"}, "{{USER_LANGUAGE}} (default: from LANG, as en-GB)", "en-GB"),
                     "location": doc({"type": "string"}, "{{USER_LOCATION}} (default: Unknown)", "Berlin, Germany"),
                 },
             },

@@ -122,12 +122,15 @@ def set_api_key(paths: Paths, provider_id: str, api_key: str) -> None:
 
 def model_entry(model: ModelInfo, old: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A model's config table; keys of the old table the app does not know are kept."""
+    from ..providers.windows import CONFIG, LEARNT_KEYS, SOURCE_KEY  # the adapters' package loads after start-up
+
     entry: dict[str, Any] = _plain(old or {})
-    entry.update(_toml_safe(dict(model.extra)))
+    entry.update(_toml_safe({k: v for k, v in model.extra.items() if k not in LEARNT_KEYS}))
     entry["id"] = model.id
     _put(entry, "name", model.name)
     entry["capabilities"] = model.capabilities.names()
-    _put(entry, "context_window", model.context_window)
+    if model.extra.get(SOURCE_KEY, CONFIG) == CONFIG:  # a window learnt is asked again: the server may change
+        _put(entry, "context_window", model.context_window)
     _put(entry, "max_output_tokens", model.max_output_tokens)
     _put(entry, "starts_in_thinking", model.starts_in_thinking)
     return entry

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..sanitize import clean_line
 from ..templates.fields import FieldType, TemplateField, checkbox_value
 
 _FORMATS: dict[str, FieldType] = {"email": "email", "uri": "url", "date": "date", "date-time": "datetime-local"}
@@ -126,3 +127,26 @@ def form_content(schema: dict[str, Any], values: dict[str, str]) -> dict[str, An
         else:
             content[name] = text
     return content
+
+
+def form_texts(schema: dict[str, Any], content: dict[str, Any]) -> dict[str, str]:
+    """An answer the server's schema refused, as the texts its form fields show (`form_content` the other way),
+    so the form reopens filled and the user corrects one value instead of typing them all again.
+
+    The values came from this host's own form, but a field the schema does not name is left out, and every text
+    is cleaned: it goes back on the screen."""
+    texts: dict[str, str] = {}
+    for name, prop in (schema.get("properties") or {}).items():
+        if not isinstance(prop, dict) or name not in content:
+            continue
+        value = content[name]
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, list):
+            text = ", ".join(str(item) for item in value)
+        elif value is None:
+            continue
+        else:
+            text = str(value)
+        texts[name] = clean_line(text, 2000)
+    return texts

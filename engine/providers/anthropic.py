@@ -28,6 +28,9 @@ import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from ..attachments.errors import AttachmentError
+from ..attachments.limits import image_limits_for
+from ..attachments.wire import anthropic_user_blocks
 from ..capability import Capability
 from ..message import Message, Role
 from ..model_info import ModelInfo
@@ -51,7 +54,7 @@ from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
 from .tool_calls import arguments_object, merged_arguments
 
-__all__ = ["DEFAULT_BASE_URL", "AnthropicAdapter", "build_body", "wire_messages"]
+__all__ = ["DEFAULT_BASE_URL", "AnthropicAdapter", "build_body", "mark_cache_breakpoints", "wire_messages"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com/v1"
 DEFAULT_VERSION = "2023-06-01"
@@ -82,7 +85,10 @@ class AnthropicAdapter(HTTPAdapter):
         ]
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
-        body = build_body(request, named_tool_choice=takes_named_tool_choice(self.provider))
+        try:
+            body = build_body(request, named_tool_choice=takes_named_tool_choice(self.provider))
+        except AttachmentError as error:  # an image no scaling brings under the limits: nothing was sent
+            raise self.http.fail(error.message) from None
         response = await self.http.open_stream(f"{self.base_url}/messages", body, self._headers("text/event-stream"))
         try:
             content_type = response.headers.get("content-type", "")
@@ -123,9 +129,7 @@ class AnthropicAdapter(HTTPAdapter):
                     try:
                         parts = message.handle(str(kind), payload)
                     except MalformedEvent as malformed:
-                        raise self.http.fail(
-                            f"the server sent {malformed}; the answer so far was kept"
-                        ) from None
+                        raise self.http.fail(f"the server sent {malformed}; the answer so far was kept") from None
                     for part in parts:
                         yield part
                     if message.stopped:
@@ -146,7 +150,7 @@ class _MessageStream:
         self.thinking_blocks: list[dict[str, Any]] = []
         #: Tool calls by id, in order: blocks that repeat an id are one call (see `tool_calls`).
         self.calls: dict[str, dict[str, Any]] = {}
-        self.input_tokens = self.cached_tokens = self.output_tokens = 0
+        self.input_tokens = self.cached_tokens = self.cache_write_tokens = self.output_tokens = 0
         self.saw_usage = False
         self.stop_reason = ""
         self.stopped = False
@@ -177,8 +181,7 @@ class _MessageStream:
         elif kind == "message_start":
             message = expect(payload.get("message"), dict, kind, "message", optional=True) or {}
             usage = expect(message.get("usage"), dict, kind, "message.usage", optional=True) or {}
-            self.input_tokens = _int(usage.get("input_tokens"))
-            self.cached_tokens = _int(usage.get("cache_read_input_tokens"))
+            self._read_input(usage)
             self.output_tokens = _int(usage.get("output_tokens"))
             self.saw_usage = bool(usage)
         elif kind == "message_delta":
@@ -189,10 +192,22 @@ class _MessageStream:
             if usage:
                 self.saw_usage = True
                 self.output_tokens = _int(usage.get("output_tokens")) or self.output_tokens  # cumulative
-                self.input_tokens = _int(usage.get("input_tokens")) or self.input_tokens
+                self._read_input(usage)
         elif kind == "message_stop":
             self.stopped = True
         return []
+
+    def _read_input(self, usage: dict[str, Any]) -> None:
+        """The prompt's counts, where an event states them (`message_start`, and cumulatively `message_delta`).
+
+        Anthropic's `input_tokens` are the tokens after the last cache breakpoint only; the whole prompt, as every
+        other wire counts it, adds what was read from the cache and what was written to it."""
+        if "input_tokens" in usage:
+            self.input_tokens = _int(usage.get("input_tokens"))
+        if "cache_read_input_tokens" in usage:
+            self.cached_tokens = _int(usage.get("cache_read_input_tokens"))
+        if "cache_creation_input_tokens" in usage:
+            self.cache_write_tokens = _int(usage.get("cache_creation_input_tokens"))
 
     def _delta(self, index: int, delta: dict[str, Any]) -> list[StreamPart]:
         kind = "content_block_delta"
@@ -239,7 +254,8 @@ class _MessageStream:
             ToolCallPart(call["id"], call["name"], merged_arguments(call["pieces"])) for call in self.calls.values()
         ]
         if self.saw_usage:
-            parts.append(UsagePart(self.input_tokens, self.output_tokens, 0, self.cached_tokens))
+            whole_prompt = self.input_tokens + self.cached_tokens + self.cache_write_tokens
+            parts.append(UsagePart(whole_prompt, self.output_tokens, 0, self.cached_tokens, self.cache_write_tokens))
         if self.stopped:
             meta = {"thinking_blocks": self.thinking_blocks} if self.thinking_blocks else {}
             parts.append(FinishPart(self.stop_reason or "end_turn", meta))
@@ -302,8 +318,49 @@ def build_body(request: ChatRequest, *, named_tool_choice: bool = True) -> dict[
             body.update(extra)
     if not request.first_round and is_forced_tool_choice(body.get("tool_choice")):
         body["tool_choice"] = {"type": "auto"}  # after a tool result: a forced choice would loop
+    if settings.get("prompt_caching", model.extra.get("prompt_caching", True)) is not False:
+        mark_cache_breakpoints(body)
     body["stream"] = True
     return body
+
+
+#: What a cache breakpoint is: the prefix up to and including the marked block is cached (five minutes).
+_EPHEMERAL = {"type": "ephemeral"}
+#: Blocks that cannot carry a breakpoint themselves.
+_UNMARKABLE = ("thinking", "redacted_thinking")
+
+
+def mark_cache_breakpoints(body: dict[str, Any]) -> None:
+    """`cache_control` on the stable prefix, at most four breakpoints (the API's limit): the end of the system
+    prompt, the last tool, the history before the last question (what the next turns re-send unchanged), and the
+    end of the request (which the next turn reads back from the cache).
+
+    A prefix shorter than the model's minimum (1024 tokens on most models) is not cached and costs nothing extra;
+    a cache write costs 1.25 times the input price, a read a tenth of it."""
+    system = body.get("system")
+    if isinstance(system, str) and system:
+        body["system"] = [{"type": "text", "text": system, "cache_control": dict(_EPHEMERAL)}]
+    tools = body.get("tools")
+    if isinstance(tools, list) and tools:
+        tools[-1] = {**tools[-1], "cache_control": dict(_EPHEMERAL)}
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return
+    last_question = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
+    for index in sorted({last_question - 1, len(messages) - 1}):
+        if index >= 0:
+            _mark_last_block(messages[index])
+
+
+def _mark_last_block(message: dict[str, Any]) -> None:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return
+    for position in range(len(content) - 1, -1, -1):
+        block = content[position]
+        if isinstance(block, dict) and block.get("type") not in _UNMARKABLE:
+            content[position] = {**block, "cache_control": dict(_EPHEMERAL)}
+            return
 
 
 #: The dialog's tool choice in Messages API terms ("required" is "any"); a tool's name becomes {"type": "tool"}.
@@ -315,8 +372,15 @@ _TOOL_CHOICES: dict[str, dict[str, str]] = {
 
 
 def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
-    """The dialog as Messages API turns: content blocks, tool results as user turns, one role per turn."""
+    """The dialog as Messages API turns: content blocks, tool results as user turns, one role per turn.
+
+    Attached files go as `engine.attachments.wire` puts them: images as base64 `image` blocks scaled to Anthropic's
+    limits, PDFs as `document` blocks (as text with the provider setting `pdf_as_text`, for a proxy that takes no
+    documents), text files in the text.
+    """
     sees_images = Capability.IMAGE in request.model.capabilities
+    limits = image_limits_for("anthropic", request.settings)
+    documents = not request.settings.get("pdf_as_text")
     out: list[dict[str, Any]] = []
     for message in sendable_history(request.messages):
         if message.role is Role.SYSTEM:
@@ -331,7 +395,7 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
             blocks = _assistant_blocks(message, request.provider_id)
         else:
             role = "user"
-            blocks = _user_blocks(message, sees_images)
+            blocks = anthropic_user_blocks(message, sees_images=sees_images, limits=limits, documents=documents)
         if not blocks:
             continue
         if out and out[-1]["role"] == role:
@@ -339,23 +403,6 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
         else:
             out.append({"role": role, "content": blocks})
     return out
-
-
-def _user_blocks(message: Message, sees_images: bool) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
-    text = message.content
-    if message.images and sees_images:
-        blocks.extend(
-            {"type": "image", "source": {"type": "base64", "media_type": image.mime_type, "data": image.data}}
-            for image in message.images
-        )
-    elif message.images:
-        count = len(message.images)
-        note = f"[{count} image{'s' if count > 1 else ''} left out: this model does not accept images]"
-        text = f"{text}\n\n{note}" if text else note
-    if text:
-        blocks.append({"type": "text", "text": text})
-    return blocks
 
 
 def _assistant_blocks(message: Message, provider_id: str) -> list[dict[str, Any]]:

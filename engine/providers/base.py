@@ -78,20 +78,36 @@ class ToolCallPart:
 
 @dataclass(frozen=True, slots=True)
 class UsagePart:
-    """Token usage of the round, as the server reported it."""
+    """Token usage of the round, as the server reported it, in one shape for every wire format.
+
+    `input_tokens` is the whole prompt the model read — uncached, read from the cache and written to it — on every
+    wire (chat completions' `prompt_tokens` already is; Anthropic's `input_tokens` leaves out the cache, so its
+    adapter adds `cache_read_input_tokens` and `cache_creation_input_tokens` back). `cached_tokens` are the part
+    read from the server's prompt cache, `cache_write_tokens` the part written to it. `cost` is what the server
+    said the answer cost in dollars (OpenRouter), and `timings` a local server's own figures (llama.cpp).
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost: float | None = None
+    timings: dict[str, float] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, int]:
-        return {
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "cached_tokens": self.cached_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
         }
+        if self.cost is not None:
+            data["cost"] = self.cost
+        if self.timings:
+            data["timings"] = dict(self.timings)
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,8 +200,10 @@ def expect(value: Any, kind: type | tuple[type, ...], event: str, field: str, *,
 
 def _names(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join({"str": "text", "int": "a whole number", "dict": "an object", "list": "a list"}.get(
-        k.__name__, k.__name__) for k in kinds)
+    return " or ".join(
+        {"str": "text", "int": "a whole number", "dict": "an object", "list": "a list"}.get(k.__name__, k.__name__)
+        for k in kinds
+    )
 
 
 class Endpoint(Protocol):

@@ -55,6 +55,9 @@ ASSUMED = "assumed"
 #: The source of marks a `/models` entry states itself.
 LISTING = "server: /models"
 LLAMA_CPP_PROPS = "server: llama.cpp /props"
+#: The window read from the same /props document (`default_generation_settings.n_ctx`: one slot's), so the
+#: window costs no request of its own (`windows.py` reads the same keys).
+LLAMA_CPP_SLOT_WINDOW = "server: llama.cpp /props (n_ctx of one slot)"
 
 #: Servers known not to honour a named tool choice on either wire: llama-server reads only a string as the
 #: chat-completions `tool_choice` (it logs "Wrong type supplied for parameter 'tool_choice'" and answers as if
@@ -107,6 +110,18 @@ def server_kind(provider: Endpoint) -> str:
 def takes_named_tool_choice(provider: Endpoint) -> bool:
     """Whether the provider's server honours a named tool choice (see `NO_NAMED_TOOL_CHOICE`)."""
     return server_kind(provider) not in NO_NAMED_TOOL_CHOICE
+
+
+def forced_choice_note(provider: Endpoint | None) -> str:
+    """What the provider's server does with a forced tool choice, for the parameters screen; "" when it takes
+    the choice as it is written (a user who picks one tool should know when the server is sent something else)."""
+    if provider is None or takes_named_tool_choice(provider):
+        return ""
+    kind = server_kind(provider)
+    return (
+        f"{kind}'s server does not take a named tool: a chosen tool is sent as \"required\" with only that tool "
+        "offered (first reply only)."
+    )
 
 
 def from_listing(model: ModelInfo, entry: Mapping[str, Any]) -> ModelInfo:
@@ -241,6 +256,11 @@ def _apply_props(model: ModelInfo, props: Mapping[str, Any]) -> None:
             model.capabilities &= ~Capability.IMAGE
     model.capabilities |= Capability.TEXT
     model.extra[SOURCES_KEY] = told
+    settings = props.get("default_generation_settings")
+    slot = settings.get("n_ctx") if isinstance(settings, dict) else None
+    if isinstance(slot, int) and not isinstance(slot, bool) and slot > 0:
+        model.context_window = slot
+        model.extra["context_source"] = LLAMA_CPP_SLOT_WINDOW
 
 
 async def _lmstudio_models(client: httpx.AsyncClient, root: str) -> dict[str, Capability]:

@@ -14,9 +14,11 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from ..capability import Capability
+from ..model_window import from_server, set_window, window
 from ..provider import ModelInfo, Provider
 from ..sanitize import clean_line
 from .capabilities import ASSUMED, learn_from_server, sources, with_sources
+from .windows import learn_windows
 
 __all__ = ["DEFAULT_LISTED_CAPABILITIES", "ensure_models", "list_models", "merge_models"]
 
@@ -78,7 +80,16 @@ async def list_models(provider: Provider) -> list[ModelInfo]:
     listed = [model for model in listed if model.id]
     if provider.kind == "openai":
         await learn_from_server(provider, listed)
-    return merge_models(provider.models, listed, *_default_capabilities(provider))
+    merged = merge_models(provider.models, listed, *_default_capabilities(provider))
+    told = {model.id: model for model in listed if from_server(model)}
+    for model in merged:  # the server's window outranks the config's (it is the one in force)
+        if model.id in told and model not in listed:
+            set_window(model, *window(told[model.id]))
+            if "owned_by" in told[model.id].extra:
+                model.extra["owned_by"] = told[model.id].extra["owned_by"]
+    if provider.kind == "openai":
+        await learn_windows(provider, merged)
+    return merged
 
 
 async def ensure_models(provider: Provider, wanted_id: str = "") -> str:

@@ -30,6 +30,9 @@ import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from ..attachments.errors import AttachmentError
+from ..attachments.limits import image_limits_for
+from ..attachments.wire import openai_user_content
 from ..capability import Capability
 from ..message import Message, Role
 from ..model_info import ModelInfo
@@ -55,6 +58,7 @@ from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
 from .think import PIECE_PARTS, ThinkSplitter
 from .tool_calls import arguments_object, merged_arguments
+from .windows import set_window, window_from_listing
 
 __all__ = ["OpenAIAdapter", "build_body", "wire_messages"]
 
@@ -80,13 +84,22 @@ class OpenAIAdapter(HTTPAdapter):
                 model_id = entry.get("id") or entry.get("name") or entry.get("model")
                 if isinstance(model_id, str) and model_id:
                     label = str(entry.get("display_name") or entry.get("name") or "")
-                    models.append(from_listing(ModelInfo(model_id, name=label if label != model_id else ""), entry))
+                    model = from_listing(ModelInfo(model_id, name=label if label != model_id else ""), entry)
+                    if isinstance(entry.get("owned_by"), str) and entry["owned_by"]:
+                        model.extra["owned_by"] = entry["owned_by"]
+                    listed_window = window_from_listing(entry)
+                    if listed_window is not None:
+                        set_window(model, *listed_window)
+                    models.append(model)
         return models
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
-        body = build_body(
-            request, stream_usage=self.stream_usage, named_tool_choice=takes_named_tool_choice(self.provider)
-        )
+        try:
+            body = build_body(
+                request, stream_usage=self.stream_usage, named_tool_choice=takes_named_tool_choice(self.provider)
+            )
+        except AttachmentError as error:  # an image no scaling brings under the limits: nothing was sent
+            raise self.http.fail(error.message) from None
         url = f"{self.provider.base_url}/chat/completions"
         headers = self._headers("text/event-stream")
         try:
@@ -175,7 +188,10 @@ class OpenAIAdapter(HTTPAdapter):
                                 finish = str(reason)
                         chunk_usage = chunk.get("usage")
                         if chunk_usage:
-                            usage = _usage(chunk_usage)
+                            usage = _usage(chunk_usage, chunk.get("timings"))
+                        elif finish and usage is None and chunk.get("timings"):
+                            timings = chunk["timings"]  # llama.cpp without stream_options: its own counts
+                            usage = _timings_usage(timings)
                     if done:
                         break
             except httpx.HTTPError as error:
@@ -236,7 +252,7 @@ class OpenAIAdapter(HTTPAdapter):
         for call in calls.finished():
             yield call
         if isinstance(document.get("usage"), dict):
-            yield _usage(document["usage"])
+            yield _usage(document["usage"], document.get("timings"))
         if choice.get("finish_reason"):
             yield FinishPart(str(choice["finish_reason"]))
 
@@ -290,12 +306,15 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
     Reasoning stays out, except on assistant messages with tool calls: there the reasoning goes back when
     `send_reasoning_with_tool_calls` is set (DeepSeek thinking mode requires it), and OpenRouter's opaque
     `reasoning_details` go back to the provider that produced them (continuing a tool call needs them).
-    Images go only to IMAGE models; for others a note says an image was left out.
+    Images go only to IMAGE models; for others a note says an image was left out. Attached files go as
+    `engine.attachments.wire` puts them: text files and PDFs as text, images as data URLs scaled to OpenAI's limits
+    (or the provider's `image_long_side` / `image_max_bytes`).
     """
     settings = request.settings
     resend = bool(settings.get("send_reasoning_with_tool_calls"))
     reasoning_field = str(settings.get("reasoning_field") or "reasoning_content")
     sees_images = Capability.IMAGE in request.model.capabilities
+    limits = image_limits_for("openai", settings)
     out: list[dict[str, Any]] = []
     if request.system:
         out.append({"role": "system", "content": request.system})
@@ -319,7 +338,9 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
         elif role is Role.SYSTEM:
             out.append({"role": "system", "content": message.content})
         else:
-            out.append({"role": "user", "content": _user_content(message, sees_images)})
+            out.append(
+                {"role": "user", "content": openai_user_content(message, sees_images=sees_images, limits=limits)}
+            )
     return out
 
 
@@ -329,20 +350,6 @@ def _sendable_call(call: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(function, dict) or arguments_object(function.get("arguments")) is not None:
         return call
     return {**call, "function": {**function, "arguments": "{}"}}
-
-
-def _user_content(message: Message, sees_images: bool) -> str | list[dict[str, Any]]:
-    if not message.images:
-        return message.content
-    if not sees_images:
-        count = len(message.images)
-        note = f"[{count} image{'s' if count > 1 else ''} left out: this model does not accept images]"
-        return f"{message.content}\n\n{note}" if message.content else note
-    parts: list[dict[str, Any]] = []
-    if message.content:
-        parts.append({"type": "text", "text": message.content})
-    parts.extend({"type": "image_url", "image_url": {"url": image.data_url()}} for image in message.images)
-    return parts
 
 
 def _own_provider_data(message: Message, provider_id: str) -> dict[str, Any]:
@@ -439,7 +446,11 @@ class _ReasoningDetails:
         return list(self._items.values())
 
 
-def _usage(data: Any) -> UsagePart:
+def _usage(data: Any, timings: Any = None) -> UsagePart:
+    """Usage as chat completions report it: `prompt_tokens` is the whole prompt, the cached part in
+    `prompt_tokens_details.cached_tokens` (OpenAI, llama.cpp, OpenRouter), `prompt_cache_hit_tokens` (DeepSeek) or
+    llama.cpp's `timings.cache_n`; what was written to a cache in `prompt_tokens_details.cache_write_tokens`
+    (OpenRouter, for models that bill it); OpenRouter's `cost` in dollars."""
     if not isinstance(data, dict):
         return UsagePart()
     completion_details = data.get("completion_tokens_details")
@@ -448,12 +459,45 @@ def _usage(data: Any) -> UsagePart:
         completion_details = {}
     if not isinstance(prompt_details, dict):
         prompt_details = {}
+    local = _timings(timings)
+    cached = _int(prompt_details.get("cached_tokens")) or _int(data.get("prompt_cache_hit_tokens"))
+    cost = data.get("cost")
     return UsagePart(
         input_tokens=_int(data.get("prompt_tokens")),
         output_tokens=_int(data.get("completion_tokens")),
         reasoning_tokens=_int(completion_details.get("reasoning_tokens")),
-        cached_tokens=_int(prompt_details.get("cached_tokens")),
+        cached_tokens=cached or int(local.get("cache_n", 0)),
+        cache_write_tokens=_int(prompt_details.get("cache_write_tokens")),
+        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0 else None,
+        timings=local,
     )
+
+
+def _timings_usage(timings: Any) -> UsagePart:
+    """llama.cpp's `timings` alone (a server asked without `stream_options`): prompt = evaluated + cached."""
+    local = _timings(timings)
+    prompt = int(local.get("prompt_n", 0) + local.get("cache_n", 0))
+    return UsagePart(
+        input_tokens=prompt,
+        output_tokens=int(local.get("predicted_n", 0)),
+        cached_tokens=int(local.get("cache_n", 0)),
+        timings=local,
+    )
+
+
+#: The figures of llama.cpp's `timings` kept with an answer: tokens evaluated, read from its cache, written, and
+#: the milliseconds and speed of each half.
+_TIMING_FIELDS = ("prompt_n", "cache_n", "prompt_ms", "predicted_n", "predicted_ms", "predicted_per_second")
+
+
+def _timings(data: Any) -> dict[str, float]:
+    if not isinstance(data, dict):
+        return {}
+    return {
+        name: value
+        for name in _TIMING_FIELDS
+        if isinstance(value := data.get(name), int | float) and not isinstance(value, bool) and value >= 0
+    }
 
 
 def _int(value: Any) -> int:

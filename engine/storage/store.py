@@ -395,6 +395,17 @@ class Store(Repairs):
             conn.execute("DELETE FROM dialogs WHERE id = ?", (dialog_id,))
         return True
 
+    def answer_rows(self) -> list[tuple[str, float, str]]:
+        """(dialog id, saved at, meta JSON) of every assistant message that carries usage, for the usage report.
+
+        Branches hold copies of their parent's answers: the report counts each answer once by its id."""
+        return [
+            (str(dialog_id), float(created), str(meta))
+            for dialog_id, created, meta in self._query(
+                "SELECT dialog_id, created_at, meta FROM messages WHERE role = 'assistant' AND meta LIKE '%\"usage\"%'"
+            )
+        ]
+
     def summaries(self) -> list[DialogSummary]:
         """Every dialog's metadata, oldest first, without reading a single message."""
         return [

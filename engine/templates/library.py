@@ -28,6 +28,7 @@ from .remembered import RememberedValues
 if TYPE_CHECKING:
     from ..center import Center
     from ..dialog import Dialog
+    from ..lookup import DialogHost
     from ..mcp_server import MCPServer
 
 Source = Literal["dialog", "file", "center", "mcp"]
@@ -174,7 +175,7 @@ class TemplateLibrary:
         return next((entry for entry in self.entries(dialog, center) if entry.name == name), None)
 
     async def mcp_entries(
-        self, servers: Sequence[MCPServer], *, source: MCPPromptSource | None = None, center: Center | None = None
+        self, servers: Sequence[MCPServer], *, source: MCPPromptSource | None = None, center: DialogHost | None = None
     ) -> list[TemplateEntry]:
         """The prompts of these MCP servers; empty when there is no MCP source or no server."""
         chosen = source or self.mcp

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from visindigo import __version__, completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli
+from visindigo import __version__, completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
 from visindigo.cli_output import say
 
 if TYPE_CHECKING:
@@ -115,6 +115,7 @@ def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
     _add_run_options(serve, sub=True)
     dialogs_cli.add_commands(subparsers)
     scores_cli.add_commands(subparsers)
+    usage_cli.add_commands(subparsers)
     config_cli.add_commands(subparsers)
     doctor.add_commands(subparsers)
     tools_cli.add_commands(subparsers)
@@ -350,6 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_guarded(dialogs_cli.run, args)
     if args.command in scores_cli.COMMANDS:
         return run_guarded(scores_cli.run, args)
+    if args.command in usage_cli.COMMANDS:
+        return run_guarded(usage_cli.run, args)
     if args.command in doctor.COMMANDS:
         return run_guarded(doctor.run, args)
     if args.command in tools_cli.COMMANDS:

@@ -34,7 +34,8 @@ def llama_app(server: LlamaServer) -> VisindigoApp:
             base_url=server.base_url,
             models=[ModelInfo(server.model_id, name="gemma-3-270m", capabilities=Capability.TEXT | Capability.TOOLS)],
             default_model=server.model_id,
-            # one run at a time, so a second dialog waits visibly; no usage asked for, so the estimate (~) shows
+            # one run at a time, so a second dialog waits visibly; no usage asked for: the counts come from the
+            # `timings` llama-server sends with its last chunk anyway
             settings={"max_concurrent_runs": 1, "stream_usage": False},
         )
     )
@@ -47,7 +48,9 @@ async def ask(pilot: Any, text: str) -> None:
     await pilot.press("enter")
 
 
-async def test_an_answer_streams_with_usage_marked_as_estimated(llama_server: LlamaServer) -> None:
+async def test_an_answer_streams_with_the_servers_own_counts(llama_server: LlamaServer) -> None:
+    """No `stream_options` asked: llama-server still ends with its `timings` (prompt_n, cache_n, predicted_n), the
+    server's own counts, which the status line shows as they are (not as an estimate)."""
     app = llama_app(llama_server)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = main_screen(app)
@@ -61,7 +64,9 @@ async def test_an_answer_streams_with_usage_marked_as_estimated(llama_server: Ll
         view = screen.pane.view_for(1)
         assert view is not None and view.query_one(Markdown).source == answer.content
         status = str(screen.status_line.content)
-        assert "llama.cpp" in status and "in ~" in status and "out ~" in status  # the server sends no usage
+        usage = answer.meta["usage"]
+        assert not usage.get("estimated") and usage["input_tokens"] > 0 and usage["output_tokens"] > 0
+        assert "llama.cpp" in status and f"in {usage['input_tokens']} out {usage['output_tokens']}" in status
         assert "max 10" in status  # the dialog's parameters, compactly
 
 

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from visindigo.themes import register_themes
+from visindigo.tui import platform
 
 BACKGROUND = "Visindigo — the main screen would be here.\n" * 3
 
@@ -21,6 +22,7 @@ class ScreenHost(App[None]):
 
     def __init__(self, make_screen: Callable[[], Screen[Any]], *, theme: str = "visindigo-dark") -> None:
         super().__init__()
+        platform.install(self)  # the seam's shims, as the app installs them
         self._make_screen = make_screen
         self._theme_name = theme
         self.results: list[Any] = []

@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from visindigo.engine import Prompt
+from visindigo.tui import platform
 
 BACKGROUND = "Visindigo — the main screen would be here.\n" * 3
 
@@ -40,6 +41,7 @@ class TemplateHost(App[None]):
 
     def __init__(self, make_screen: Callable[[], Screen[Any]]) -> None:
         super().__init__()
+        platform.install(self)  # the seam's shims, as the app installs them
         self._make_screen = make_screen
         self.results: list[Any] = []
 

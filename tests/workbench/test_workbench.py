@@ -321,3 +321,22 @@ def test_a_broken_listener_does_not_stop_the_others() -> None:
     unsubscribe()
     bench.workbench.refresh_tree()
     assert len(seen) == 1
+
+
+async def test_tokens_in_are_the_engines_count_while_the_answer_streams_then_the_servers() -> None:
+    """Issue 25 item 6: a server that reports usage only at the end showed "in 0" while it streamed."""
+    from visindigo.engine.providers import UsagePart
+
+    turn = [TextPart("a"), Pause(0.5), TextPart("b"), UsagePart(321, 2), FinishPart("stop")]
+    bench = Bench([turn])
+    wb = bench.workbench
+    wb.send("a question of a few words")
+    for _ in range(500):
+        await asyncio.sleep(0.01)
+        if wb.status().state.startswith("generating"):
+            break
+    streaming = wb.status()
+    assert streaming.input_tokens > 0 and streaming.estimated  # shown as ~N
+    await bench.host.settle()
+    done = wb.status()
+    assert (done.input_tokens, done.estimated) == (321, False)  # the server's figure replaces the count

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.message import Message as TextualMessage
-from textual.widgets import Static
 
 from visindigo.engine import Dialog, Message, Role
+from visindigo.tui.chat.message_meta import AlternativeSwitch, Notice
 from visindigo.tui.chat.message_window import BATCH, EarlierMarker, LaterMarker, WindowedViews, over_cap_run_continues
 from visindigo.tui.chat.view_window import Window
 from visindigo.tui.common.sanitize import clean
@@ -43,24 +43,6 @@ def _message_view() -> type[MessageView]:
 LOAD_MARGIN = 2
 #: Lines of blank room left under a streaming reply before more is reserved (see `_reserve_room`).
 ROOM_MARGIN = 3
-
-
-class Notice(Static):
-    """A line under the messages: a failed run's reason, or how a cancelled one ended."""
-
-    DEFAULT_CSS = """
-    Notice {
-        width: 1fr;
-        color: $text-error;
-        padding: 0 1;
-        margin: 0 0 1 4;
-        border-left: thick $error;
-    }
-    Notice.-info {
-        color: $text-muted;
-        border-left: thick $panel;
-    }
-    """
 
 
 class MessageList(WindowedViews):
@@ -379,6 +361,25 @@ class MessageList(WindowedViews):
 
     async def clear_notice(self) -> None:
         await self.query(Notice).remove()
+
+    def reveal_alternatives(self, index: int, tries: int = 10) -> None:
+        """Bring ◀ n/m ▶ of message `index` on screen: an answer taller than the pane opens at its top, which
+        left the marker (at its end) below the fold, so the user could not tell which alternative was shown."""
+        view = self.view_for(index)
+        switches = view.query(AlternativeSwitch) if view is not None else None
+        if not switches:
+            return
+        switch = switches.first()
+        if not switch.region.area:  # not laid out yet (the pane was just filled): after the next refresh
+            if tries > 0:
+                self.call_after_refresh(self.reveal_alternatives, index, tries - 1)
+            return
+        if self.region.contains_region(switch.region):
+            return
+        self.anchor(False)  # the pane stuck to the end of the dialog would scroll straight back
+        # the marker on the pane's last line, under the end of the answer it belongs to
+        content_y = switch.region.y - self.region.y + self.scroll_y
+        self.scroll_to(y=max(0, content_y - self.scrollable_content_region.height + 1), animate=False, immediate=True)
 
     # --- the cursor ------------------------------------------------------------------------------------------
 

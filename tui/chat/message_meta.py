@@ -1,6 +1,7 @@
-"""What a message view shows around its body: who spoke (the gutter), and the meta line under it — the
-status ("streaming…", "interrupted", why the provider stopped an answer early) and ◀ n/m ▶ where branches
-part. Kept apart from `message_view` because none of it depends on the body (Markdown, tool blocks, folding)."""
+"""What a message list shows around the message bodies: who spoke (the gutter), the meta line under a message —
+its status ("streaming…", "interrupted", why the provider stopped an answer early) and ◀ n/m ▶ where branches
+part — and the notice under the messages. Kept apart from `message_view` because none of it depends on the
+body (Markdown, tool blocks, folding), so the list can use it without loading the Markdown machinery."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
 from visindigo.engine import Message, Role
+from visindigo.tui.workbench.context import context_marks
 
 GUTTER = {
     Role.USER: "you",
@@ -40,7 +42,8 @@ def cut_short(message: Message) -> str:
 
 
 def status_text(message: Message, *, streaming: bool) -> str:
-    """The meta line's status: streaming, interrupted or incomplete, and why an answer was cut short."""
+    """The meta line's status: streaming, interrupted or incomplete, why an answer was cut short, and its marks
+    in the context (pinned, a compaction summary)."""
     parts = []
     if streaming:
         parts.append("streaming…")
@@ -51,6 +54,7 @@ def status_text(message: Message, *, streaming: bool) -> str:
         parts.append("incomplete")
     if cut := cut_short(message):
         parts.append(cut)
+    parts += context_marks(message)  # pinned; a compaction summary and what it replaced
     return " · ".join(parts)
 
 
@@ -94,3 +98,21 @@ class AlternativeSwitch(Horizontal):
             return
         event.stop()
         self.post_message(self.Clicked(-1 if widget.has_class("previous") else 1))
+
+
+class Notice(Static):
+    """A line under the messages: a failed run's reason, or how a cancelled one ended."""
+
+    DEFAULT_CSS = """
+    Notice {
+        width: 1fr;
+        color: $text-error;
+        padding: 0 1;
+        margin: 0 0 1 4;
+        border-left: thick $error;
+    }
+    Notice.-info {
+        color: $text-muted;
+        border-left: thick $panel;
+    }
+    """

@@ -1,14 +1,11 @@
 """The message pane: one dialog's messages, live while it runs, with a cursor and the keys that act on it.
 
-A pane is bound to one dialog at a time (`show` rebinds it) and can be made for any dialog and mounted
-anywhere: it follows the workbench's news about its dialog, and draws what streamed in at its own frame rate
-(each redraw of a scrolling pane costs tens of KB of terminal output, so the frame rate is what bounds it). Two
-panes on two running dialogs stream side by side without knowing of each other.
-
-The pane is one focus stop. A cursor (↑/↓) picks the message the keys act on and whose reasoning the drawer
-shows. The pane copies its messages and steps through its alternatives (◀ n/m ▶) itself; edit and regenerate,
-which involve the composer and the tree, go to the screen as messages. What it reports about its stream
-(opened, a frame drawn, an answer bound, the run over) is what the reasoning drawer and the status line follow.
+A pane is bound to one dialog at a time (`show` rebinds it), can be mounted anywhere, follows the workbench's
+news about its dialog and draws what streamed in at its own frame rate (`frame_clock`); two panes on two running
+dialogs stream side by side without knowing of each other. It is one focus stop: a cursor (↑/↓) picks the
+message the keys act on and whose reasoning the drawer shows. It copies its messages and steps through their
+alternatives itself; edit, regenerate and the context keys go to the screen as messages, and what it reports
+about its stream (opened, a frame drawn, an answer bound, the run over) is what the drawer and status line follow.
 """
 
 from __future__ import annotations
@@ -38,7 +35,9 @@ if TYPE_CHECKING:
 class MessagePane(MessageList, can_focus=True):
     """The messages of one dialog: ↑/↓ move the cursor, home/end go to the first or last message however long
     the dialog, y copies, 1-9 copy code block n, s saves, e edits your message and r regenerates an answer
-    (each makes a branch), ←/→ or [/] step through the alternatives (◀ n/m ▶), enter expands a tool call."""
+    (each makes a branch), ←/→ or [/] step through the alternatives (◀ n/m ▶), enter expands a tool call, p pins
+    the message through compactions (again: unpins), i shows its tokens and cost, l on a compaction summary
+    shows the messages it replaced."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor(-1)", "Previous message", show=False),
@@ -52,6 +51,9 @@ class MessagePane(MessageList, can_focus=True):
         Binding("left,[", "step(-1)", "Previous alternative", show=False),
         Binding("right,]", "step(1)", "Next alternative", show=False),
         Binding("enter", "toggle_tool", "Expand / collapse tool call", show=False),
+        Binding("p", "context('pin')", "Pin / unpin (kept through compactions)", show=False),
+        Binding("i", "context('details')", "Tokens, cache and cost", show=False),
+        Binding("l", "context('ledger')", "What a summary replaced", show=False),
         *[Binding(str(n), f"copy_code({n})", f"Copy code block {n}", show=False) for n in range(1, 10)],
     ]
 
@@ -65,8 +67,6 @@ class MessagePane(MessageList, can_focus=True):
         background-tint: $foreground 3%;
     }
     """
-
-    # --- what the pane tells its screen ----------------------------------------------------------------------
 
     class Request(TextualMessage):
         """Base of what the pane asks the screen to do; `index` is the message's index in the dialog."""
@@ -85,6 +85,13 @@ class MessagePane(MessageList, can_focus=True):
 
     class RegenerateRequested(Request):
         """Regenerate the answer containing `index` (makes a branch)."""
+
+    class ContextRequested(Request):
+        """Pin the message at `index`, show its figures or its ledger (`what`: "pin", "details", "ledger")."""
+
+        def __init__(self, pane: MessagePane, index: int, what: str) -> None:
+            super().__init__(pane, index)
+            self.what = what
 
     class StreamReport(TextualMessage):
         """Base of what the pane reports about its dialog's stream, which the drawer and the status line follow."""
@@ -125,8 +132,6 @@ class MessagePane(MessageList, can_focus=True):
             super().__init__()
             self.pane = pane
             self.dialog = dialog
-
-    # --- state -------------------------------------------------------------------------------------------
 
     def __init__(
         self, workbench: Workbench, dialog: Dialog | None = None, *, fps: float = 4.0, id: str | None = None
@@ -171,6 +176,9 @@ class MessagePane(MessageList, can_focus=True):
 
     async def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
+        if self.dialog is not None and _may_add_an_alternative(event, self.dialog.id):
+            # another branch got its answer (a compare column retried) or the tree changed: ◀ n/m ▶ follows
+            self.set_alternatives(self.workbench.positions(self.dialog))
         if not isinstance(event, news.RunEvent) or self.dialog is None or event.dialog_id != self.dialog.id:
             return
         async with self._changing:
@@ -347,6 +355,11 @@ class MessagePane(MessageList, can_focus=True):
         if (view := self._target()) is not None and view.index is not None:
             self.post_message(self.RegenerateRequested(self, view.index))
 
+    def action_context(self, what: str) -> None:
+        """Pin the cursor's message, show its figures or its ledger ("pin", "details", "ledger")."""
+        if (view := self._target()) is not None and view.index is not None:
+            self.post_message(self.ContextRequested(self, view.index, what))
+
     async def action_step(self, step: int) -> None:
         view = self._target()
         if view is None or view.index is None:
@@ -366,28 +379,7 @@ class MessagePane(MessageList, can_focus=True):
         await self.show(target, focus_index=index)
         self.focus()
         self.post_message(self.DialogSwitched(self, target))
-        self.call_after_refresh(self._reveal_alternatives, index)
-
-    def _reveal_alternatives(self, index: int, tries: int = 10) -> None:
-        """Bring ◀ n/m ▶ of message `index` on screen: an answer taller than the pane opens at its top, which
-        left the marker (at its end) below the fold, so the user could not tell which alternative was shown."""
-        from visindigo.tui.chat.message_meta import AlternativeSwitch
-
-        view = self.view_for(index)
-        switches = view.query(AlternativeSwitch) if view is not None else None
-        if not switches:
-            return
-        switch = switches.first()
-        if not switch.region.area:  # not laid out yet (the pane was just filled): after the next refresh
-            if tries > 0:
-                self.call_after_refresh(self._reveal_alternatives, index, tries - 1)
-            return
-        if self.region.contains_region(switch.region):
-            return
-        self.anchor(False)  # the pane stuck to the end of the dialog would scroll straight back
-        # the marker on the pane's last line, under the end of the answer it belongs to
-        content_y = switch.region.y - self.region.y + self.scroll_y
-        self.scroll_to(y=max(0, content_y - self.scrollable_content_region.height + 1), animate=False, immediate=True)
+        self.call_after_refresh(self.reveal_alternatives, index)
 
     def action_toggle_tool(self) -> None:
         if (view := self._target()) is not None:
@@ -398,3 +390,10 @@ class MessagePane(MessageList, can_focus=True):
         if event.view.index is not None:
             self.select_view(event.view, scroll=False)
             await self.step_alternative(event.view.index, event.step)
+
+
+def _may_add_an_alternative(event: object, own_id: str) -> bool:
+    """Whether `event`, about some other dialog, may change how many alternatives this pane's messages have."""
+    if isinstance(event, news.TreeChanged):
+        return True
+    return isinstance(event, news.RunEnded) and event.dialog_id != own_id

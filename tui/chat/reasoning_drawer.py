@@ -93,7 +93,10 @@ class ReasoningDrawer(Vertical):
     def on_mount(self) -> None:
         # The text may be laid out after the refresh `_render_text` waited for (a loaded machine, a frame drawn
         # at once): its new height is the moment to anchor, whenever it comes.
-        self.watch(self._scroll, "virtual_size", lambda _size: self.call_later(self._follow_stream), init=False)
+        def grown(_size: object) -> None:
+            self.call_later(self._follow_stream)
+
+        self.watch(self._scroll, "virtual_size", grown, init=False)
 
     @property
     def title(self) -> str:

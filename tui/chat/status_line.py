@@ -1,7 +1,14 @@
-"""The status line: provider · model · capability marks · parameters · tokens in/out · live tokens per second.
+"""The status line: provider · model · capability marks · parameters · tokens in/out · live tokens per second,
+and at its right end the context meter.
 
-Token figures the server did not report (llama.cpp's server sends no usage) are the client's estimate and carry
-a `~` (`in ~120 out ~42`).
+Token figures the server did not report are the client's estimate and carry a `~` (`in ~120 out ~42`); while an
+answer streams from a server that reports usage only at its end, "in" is the request's count (`~`) until the
+real figure arrives. The dialog's totals add the tokens read from the prompt cache and the cost where it is known.
+
+The meter (`ctx 3.1k/8k +1k`) is the next request against the model's window, from the engine's fit check, with
+the room kept for the answer after the `+`; amber from 80 % of the window, red from 95 % or a request that does
+not fit; `~` when the count is estimated, `?` of an "unknown" window. It is always on screen: the rest of the line
+is cut with an ellipsis first.
 
 It follows the workbench about the shown dialog: redrawn when its run starts, reports usage or ends, when
 another dialog is shown or its model changes, and once a second while it runs (the figures come from
@@ -9,6 +16,8 @@ another dialog is shown or its model changes, and once a second while it runs (t
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from textual.content import Content
 from textual.timer import Timer
@@ -18,6 +27,7 @@ from visindigo.tui.common.messages import WorkbenchNews, listen
 from visindigo.tui.common.sanitize import clean_line
 from visindigo.tui.workbench import StatusInfo, Workbench
 from visindigo.tui.workbench import events as news
+from visindigo.tui.workbench.context import Meter, count_text, meter_level
 
 __all__ = ["StatusInfo", "StatusLine"]
 
@@ -28,6 +38,26 @@ def _count(value: int) -> str:
     if value >= 10_000:
         return f"{value / 1000:.1f}k"
     return str(value)
+
+
+def meter_content(meter: Meter | None) -> Content:
+    """The meter: used / window and the room kept for the answer, coloured by how full the window is."""
+    if meter is None:
+        return Content("")
+    about = "~" if meter.approximate else ""
+    window = count_text(meter.window) if meter.window else "unknown"
+    text = f"ctx {about}{count_text(meter.used)}/{window} +{count_text(meter.room)}"
+    level = meter_level(meter)
+    style = {"error": "bold $text-error", "warning": "bold $text-warning"}.get(level, "")
+    return Content.styled(text, style) if style else Content(text)
+
+
+def cost_text(dollars: float, unknown: int) -> str:
+    """The dialog's cost: known dollars, and how many answers' price is unknown ("" when all were free)."""
+    if dollars > 0:
+        shown = f"${dollars:.4f}" if dollars < 1 else f"${dollars:.2f}"
+        return shown + (f" +{unknown} unknown" if unknown else "")
+    return "cost unknown" if unknown else ""
 
 
 class StatusLine(Widget):
@@ -54,11 +84,13 @@ class StatusLine(Widget):
         self.workbench = workbench
         self.info = StatusInfo()
         self.content = Content("")
+        #: The meter, drawn at the line's right end (`meter_content`).
+        self.meter = Content("")
         #: Shown first on the line for as long as the app runs, e.g. "read-only" (a served tab beside a writer).
         self.note = ""
         self._shown_note = ""
         self._ticker: Timer | None = None
-        self._unsubscribe = lambda: None
+        self._unsubscribe: Callable[[], None] = lambda: None
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(1.0, self.refresh_now, pause=True, name="status-ticker")
@@ -71,7 +103,14 @@ class StatusLine(Widget):
         self._unsubscribe()
 
     def render(self) -> Content:
-        return self.content
+        if not self.meter.plain:
+            return self.content
+        width = self.content_region.width or self.size.width
+        room = width - self.meter.cell_length - 1
+        if room < 8:  # too narrow for both: the meter alone
+            return self.meter
+        left = self.content.truncate(room, ellipsis=True) if self.content.cell_length > room else self.content
+        return Content.assemble(left.pad_right(room - left.cell_length), " ", self.meter)
 
     def refresh_now(self) -> None:
         """Redraw from the workbench's figures for the shown dialog."""
@@ -114,10 +153,15 @@ class StatusLine(Widget):
             pieces += [" · ", clean_line(info.parameters, 80)]
         about = "~" if info.estimated else ""
         pieces += [f" · in {about}{_count(info.input_tokens)} out {about}{_count(info.output_tokens)}"]
+        if info.cached_tokens:
+            pieces += [f" · cache {_count(info.cached_tokens)}"]
+        if cost := cost_text(info.cost, info.cost_unknown):
+            pieces += [f" · {cost}"]
         if info.tokens_per_second > 0:
             speed = f"{info.tokens_per_second:.0f} tok/s"
             pieces += [f" · last answer {speed}" if info.speed_is_final else f" · {speed}"]
         if info.state:
             pieces += ["  ", (info.state, "bold")]
         self.content = Content.assemble(*pieces)
+        self.meter = meter_content(info.meter)
         self.refresh()

@@ -1,11 +1,12 @@
 """Which of a dialog's messages have views: a window that moves instead of growing (issue 14 §1).
 
 Mounting every message that was ever scrolled past made memory and each frame's layout grow with the dialog:
-reaching the top of a 2,000-message dialog took 49 presses of Home, 84–115 s and 440 MB. The message list
-keeps views only for the messages of one window, at most `LIMIT` long: Home and End put the window at either
-end of the dialog at once, scrolling past an edge of the window moves it by `STEP` messages, and the views that
-fall out of it are removed (their render caches go with them). Messages outside the window are only text in
-the dialog; the markers above and below the window say how many there are.
+reaching the top of a 2,000-message dialog took dozens of presses of Home, minutes and hundreds of megabytes
+(`bench/tui_stream.py --only long-dialog` measures it). The message list keeps views only for the messages of
+one window, at most `LIMIT` long: Home and End put the window at either end of the dialog at once, scrolling
+past an edge of the window moves it by `STEP` messages, and the views that fall out of it are removed (their
+render caches go with them). Messages outside the window are only text in the dialog; the markers above and
+below the window say how many there are.
 
 This module is the arithmetic, kept apart from the widgets so it can be checked on its own.
 """

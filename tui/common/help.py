@@ -75,8 +75,8 @@ def help_rows(bindings: Iterable[BindingType], keymap: Mapping[str, str] | None 
         if binding.system and not binding.description:
             continue  # Textual's internal keys (ctrl+c "how to quit" hint)
         if keymap and binding.id and binding.id in keymap:
-            keys = [key.strip() for key in keymap[binding.id].split(",") if key.strip()]
-            variants = [binding.with_key(key) for key in keys]
+            chosen = [key.strip() for key in keymap[binding.id].split(",") if key.strip()]
+            variants = [binding.with_key(key) for key in chosen]
         else:
             variants = [binding]
         for variant in variants:

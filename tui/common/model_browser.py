@@ -7,6 +7,7 @@ hundreds of models, so the list can be filtered by typing.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -26,6 +27,8 @@ from visindigo.engine.providers.capabilities import sources
 from visindigo.tui.common.modal import ModalFrame, safe, sanitize
 
 ResultT = TypeVar("ResultT")
+
+log = logging.getLogger(__name__)
 
 ModelLister = Callable[[Provider], Awaitable[list[ModelInfo]]]
 """Fetches a provider's models from its endpoint, merged with the configured ones; raises on failure."""
@@ -65,6 +68,25 @@ def mark_sources(model: ModelInfo) -> str:
     for name in model.capabilities.names():
         by_source.setdefault(recorded.get(name, "config"), []).append(name)
     return " · ".join(f"{', '.join(names)}: {source}" for source, names in by_source.items())
+
+
+async def _learn_windows(provider: Provider) -> None:
+    """The windows a listing does not state: asked of the server once a session, else the known ones of hosted
+    models; a failure leaves them unknown (said so in the picker)."""
+    from visindigo.engine.providers.windows import ensure_windows
+
+    try:
+        await ensure_windows(provider)
+    except Exception:
+        log.exception("learning the windows of %s failed", provider.id)
+
+
+def window_source(model: ModelInfo) -> str:
+    """The model's context window and where the figure came from ("window unknown" when nothing said it)."""
+    from visindigo.engine.providers.windows import window
+
+    tokens, source = window(model)
+    return f"window {tokens:,} tokens from {source}" if tokens else "window unknown (no server or config said it)"
 
 
 def model_prompt(model: ModelInfo, *, current: bool, required: Capability) -> Content:
@@ -284,6 +306,7 @@ class ModelBrowser(ModalFrame[ResultT]):
             provider.models = models
             provider.models_listed = True
             self._errors.pop(provider.id, None)
+            await _learn_windows(provider)
         if provider is self._provider:
             self._show_models()
 
@@ -295,7 +318,8 @@ class ModelBrowser(ModalFrame[ResultT]):
     def _model_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         index = event.option_index
         model = self._shown[index] if 0 <= index < len(self._shown) else None
-        self.query_one("#sources", Static).update(safe(f"Marks from {mark_sources(model)}" if model else ""))
+        about = f"Marks from {mark_sources(model)} · {window_source(model)}" if model else ""
+        self.query_one("#sources", Static).update(safe(about))
 
     # --- choosing -----------------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.timer import Timer
 
 from visindigo.engine import Dialog, ModelInfo
+from visindigo.engine.context.usage import tokens_in
 from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.common.messages import WorkbenchNews, listen
 from visindigo.tui.compare.header import HIDDEN, ColumnFigures, CompareHeader, column_figures, price_of
@@ -50,7 +51,7 @@ class CompareColumn(Vertical):
         height: 1fr;
         border-right: vkey $panel;
     }
-    CompareColumn:last-of-type {
+    CompareColumn.-last {
         border-right: none;
     }
     CompareColumn > MessagePane {
@@ -89,7 +90,7 @@ class CompareColumn(Vertical):
         self.pane = ColumnPane(workbench, dialog, fps=fps)
         self.header = CompareHeader(self.figures())
         self._ticker: Timer | None = None
-        self._unsubscribe = lambda: None
+        self._unsubscribe: Callable[[], None] = lambda: None
 
     def compose(self) -> ComposeResult:
         yield self.header
@@ -146,7 +147,7 @@ class CompareColumn(Vertical):
         for index in range(self.start_index, self.dialog.message_count):
             usage = self.dialog.message_at(index).meta.get("usage")
             if isinstance(usage, dict):
-                input_tokens += int(usage.get("input_tokens", 0) or 0)
+                input_tokens += tokens_in(usage)  # the whole prompt, cache reads and writes included, on every wire
                 output_tokens += int(usage.get("output_tokens", 0) or 0)
         return input_tokens, output_tokens
 

@@ -2,7 +2,8 @@
 
 Alternatives come from a comparison, a regenerate or an edit. With more than two, n / p step through every
 pair (1↔2, 1↔3, 2↔3, …); s switches between side by side (the first text with its deletions, the second with
-its insertions) and inline (one text, deletions struck through, insertions underlined).
+its insertions) and inline (one text, deletions struck through and bracketed [-so-], insertions underlined
+and bracketed {+so+}: the brackets keep two words apart where no strike-through or underline is drawn).
 """
 
 from __future__ import annotations
@@ -53,10 +54,41 @@ def diff_choices(dialogs: Sequence[Dialog], index: int) -> list[DiffChoice]:
     return choices
 
 
-def runs_content(runs: Sequence[DiffRun]) -> Content:
-    """The runs as styled text: deletions struck through, insertions underlined, the rest plain."""
+def runs_content(runs: Sequence[DiffRun], *, marked: bool = False) -> Content:
+    """The runs as styled text: deletions struck through, insertions underlined, the rest plain.
+
+    `marked` (the inline view, where both texts share one line) also brackets them as `git diff --word-diff`
+    does, `[-old-]{+new+}`: a word replaced by another would otherwise read as one word run together wherever
+    strike-through and underline are not drawn (many terminals, NO_COLOR, a screen reader)."""
     styles = {"equal": "", "delete": DELETED, "insert": INSERTED}
-    return Content.assemble(*((sanitize(run.text), styles[run.kind]) for run in runs if run.text))
+    marks = {"equal": ("", ""), "delete": ("[-", "-]"), "insert": ("{+", "+}")}
+    parts: list[tuple[str, str] | str] = []
+    held = ""  # the space after a change, put after the whole [-old-]{+new+} group rather than inside it
+    for run in runs:
+        if not run.text:
+            continue
+        text = sanitize(run.text)
+        if not marked or run.kind == "equal":
+            if held and not text[:1].isspace():
+                parts.append(held)
+            held = ""
+            parts.append((text, styles[run.kind]))
+            continue
+        body = text.strip()
+        lead = text[: len(text) - len(text.lstrip())]
+        if lead and not held and not (parts and _last_text(parts)[-1:].isspace()):
+            parts.append(lead)  # " (blue)" deleted after "short": the space stays outside the brackets
+        held = max(held, text[len(text.rstrip()) :], key=len)
+        opening, closing = marks[run.kind]
+        parts += [(opening, styles[run.kind]), (body, styles[run.kind]), (closing, styles[run.kind])]
+    if held:
+        parts.append(held)
+    return Content.assemble(*parts)
+
+
+def _last_text(parts: Sequence[tuple[str, str] | str]) -> str:
+    last = parts[-1]
+    return last if isinstance(last, str) else last[0]
 
 
 class DiffScreen(ModalFrame[None]):
@@ -123,7 +155,7 @@ class DiffScreen(ModalFrame[None]):
             frame.border_subtitle = "n/p pair · s side by side / inline · esc close"
             yield Static("", id="pair")
             legend = Content.assemble(
-                ("deleted", DELETED), " only in the first · ", ("inserted", INSERTED), " only in the second"
+                ("[-deleted-]", DELETED), " only in the first · ", ("{+inserted+}", INSERTED), " only in the second"
             )
             yield Static(legend, id="legend", classes="hint")
             with Horizontal(id="sides"):
@@ -162,7 +194,7 @@ class DiffScreen(ModalFrame[None]):
         self.query_one("#inline-view").border_title = sanitize(f"{old.label} → {new.label}")
         self.query_one("#old", Static).update(runs_content(old_side(runs)))
         self.query_one("#new", Static).update(runs_content(new_side(runs)))
-        self.query_one("#inline", Static).update(runs_content(runs))
+        self.query_one("#inline", Static).update(runs_content(runs, marked=True))
         for view in ("#old-view", "#new-view", "#inline-view"):
             self.query_one(view, VerticalScroll).scroll_home(animate=False)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from visindigo.engine import Center, Message, Role
 from visindigo.engine.compare import CompareError, Comparison, ModelChoice
@@ -25,7 +25,24 @@ from visindigo.tui.workbench.attachments import attach_pending
 if TYPE_CHECKING:
     from textual.app import App
 
+    from visindigo.engine import Dialog
+    from visindigo.tui.chat.composer import Composer
+    from visindigo.tui.chat.message_pane import MessagePane
     from visindigo.tui.compare.picker import CompareSetup
+
+
+class MainView(Protocol):
+    """What a comparison uses of the main screen it starts from and comes back to (`tui/compare` does not import
+    `tui/main`)."""
+
+    workbench: Workbench
+    composer: Composer
+    pane: MessagePane
+    stream_fps: float
+
+    @property
+    def app(self) -> App[object]: ...
+    async def open_dialog(self, dialog: Dialog, *, focus_index: int | None = None) -> None: ...
 
 #: Blind mode as the user left it last, per Center (the next comparison starts the same way).
 _blind: weakref.WeakKeyDictionary[Center, bool] = weakref.WeakKeyDictionary()
@@ -96,7 +113,7 @@ def start(
 
 async def compare(
     app: App[Any],
-    main: Any,
+    main: MainView,
     choices: Sequence[ModelChoice],
     *,
     question: str = "",
@@ -113,10 +130,12 @@ async def compare(
     return await show(app, main, comparison, rng=rng)
 
 
-async def show(app: App[Any], main: Any, comparison: Comparison, *, rng: random.Random | None = None) -> CompareOutcome:
+async def show(
+    app: App[Any], main: MainView, comparison: Comparison, *, rng: random.Random | None = None
+) -> CompareOutcome:
     """The comparison screen over the main screen, until the user leaves it; then its pick (else its first
     branch) is opened there."""
-    workbench: Workbench = main.workbench
+    workbench = main.workbench
     screen = CompareScreen(workbench, comparison, fps=main.stream_fps, rng=rng)
     outcome = await app.push_screen_wait(screen)
     _blind[workbench.center] = screen.blind_mode
@@ -127,7 +146,7 @@ async def show(app: App[Any], main: Any, comparison: Comparison, *, rng: random.
     return outcome
 
 
-async def compare_from_main(main: Any, setup: CompareSetup | None = None) -> CompareOutcome | None:
+async def compare_from_main(main: MainView, setup: CompareSetup | None = None) -> CompareOutcome | None:
     """The compare key (and palette entry, and "compare" in the model picker): the models, then the composer's
     question to all of them, or, with nothing typed, the answer under the message cursor (else the last one)
     answered again by each."""
@@ -145,10 +164,5 @@ async def compare_from_main(main: Any, setup: CompareSetup | None = None) -> Com
     try:
         return await compare(app, main, setup.choices, question=question, index=index, blind=setup.blind)
     except Refused as refused:
-        app.notify(str(refused), severity=refused.severity, markup=False)  # type: ignore[arg-type]
+        app.notify(str(refused), severity=refused.severity, markup=False)
         return None
-
-
-async def run_from_main(main: Any) -> None:
-    """`compare_from_main` for a worker of the main screen."""
-    await compare_from_main(main)

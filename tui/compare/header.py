@@ -73,8 +73,8 @@ def run_state_name(run: RunState | None, *, asking: bool = False, waiting: bool 
     if run.running:
         if waiting:
             return "waiting"
-        if run.streaming:
-            return "streaming"
+        if run.streaming:  # asking until words arrive: a stream retried after a 500 is not yet streaming
+            return "streaming" if run.first_token_at else "starting"
         return "working" if run.round else "starting"
     return run.outcome if run.outcome in STATES else "ready"
 

@@ -39,7 +39,7 @@ class ComparePickerScreen(ModelBrowser[CompareSetup | None]):
     KEYS_HINT = "space add/remove · enter start · b blind · tab switch · esc cancel"
 
     BINDINGS = [
-        Binding("space", "toggle", "Add or remove the model"),
+        Binding("space", "toggle_selected", "Add or remove the model"),
         Binding("b", "toggle_blind", "Blind columns"),
     ]
 
@@ -101,7 +101,7 @@ class ComparePickerScreen(ModelBrowser[CompareSetup | None]):
             parts.append((f"\n{note}", "italic"))
         self.query_one("#chosen", Static).update(Content.assemble(*parts))
 
-    def action_toggle(self) -> None:
+    def action_toggle_selected(self) -> None:
         choice = self._highlighted_choice()
         if choice is None:
             return

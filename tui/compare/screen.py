@@ -39,7 +39,10 @@ from visindigo.tui.compare.header import CompareTabs
 from visindigo.tui.workbench import Workbench
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from visindigo.engine.approval import Approval, ToolCallRequest
+    from visindigo.engine.compare.comparison import Column
 
 #: Below this many terminal columns the columns become tabs.
 SIDE_BY_SIDE = 120
@@ -64,6 +67,11 @@ def model_info(comparison: Comparison, column: int) -> ModelInfo | None:
     return next((model for model in provider.models if model.id == choice.model_id), None)
 
 
+
+def _waiting_of(column: Column) -> Callable[[], str]:
+    """What the column's header says it waits for ("waiting for llama.cpp…"), read when the header redraws."""
+    return lambda: column.waiting_for if column.status == "waiting" else ""
+
 class CompareScreen(Screen[CompareOutcome]):
     """The columns of a comparison. Every key is on the help (f1) and the footer shows the main ones."""
 
@@ -80,7 +88,7 @@ class CompareScreen(Screen[CompareOutcome]):
         Binding("f9,ctrl+g", "toggle_drawer", "Reasoning", show=False, priority=True),
     ]
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-tabs"), (SIDE_BY_SIDE, "-side")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-tabs"), (SIDE_BY_SIDE, "-side")]
 
     DEFAULT_CSS = """
     CompareScreen #compare-body { height: 1fr; }
@@ -117,7 +125,7 @@ class CompareScreen(Screen[CompareOutcome]):
         self.columns = [
             CompareColumn(
                 workbench, column.dialog, comparison.model_label(number), model_info=model_info(comparison, number),
-                fps=fps, waiting=lambda column=column: column.waiting_for if column.status == "waiting" else "",
+                fps=fps, waiting=_waiting_of(column),
             )
             for number, column in enumerate(comparison.columns)
         ]  # fmt: skip
@@ -169,6 +177,9 @@ class CompareScreen(Screen[CompareOutcome]):
     def _relabel(self) -> None:
         for position, column in enumerate(self.order):
             column.set_label(BLIND_LABELS[position] if self.blind else str(position + 1), blind=self.blind)
+            # the last column by order, not by `:last-of-type`, which Textual works out from the columns shown: in
+            # tabs (below 120 columns) only one is, and after widening again the separators stood in wrong places
+            column.set_class(position == len(self.order) - 1, "-last")
         self._refresh_chrome()
 
     def activate(self, position: int, *, focus: bool = True) -> None:

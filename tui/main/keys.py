@@ -1,13 +1,16 @@
 """The main screen's keys and command-palette entries: every screen-wide action has both (a test checks it), and
-the palette adds what can be done with the message under the cursor."""
+the palette adds what can be done with the message under the cursor. `MainCommands` is the palette's provider
+that asks the screen for them each time it opens."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
 from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from visindigo.engine import Role
 from visindigo.tui.chat.message_pane import MessagePane
@@ -60,6 +63,8 @@ BINDINGS: list[BindingType] = [
     Binding("alt+d", "diff_alternatives", "Diff the alternatives here", show=False, id="diff", priority=True),
     Binding("alt+w", "divergences", "Where the answers part", show=False, id="divergences", priority=True),
     Binding("alt+k", "scores", "Comparison scores", show=False, id="scores", priority=True),
+    Binding("alt+z", "compact", "Compact the dialog into a branch", show=False, id="compact", priority=True),
+    Binding("alt+o", "move_out", "Move the oldest turns out into a branch", show=False, id="move-out", priority=True),
 ]
 
 #: (action, title, help) of every screen-wide action; each one also has a key (a test checks both ways).
@@ -95,6 +100,8 @@ PALETTE: list[tuple[str, str, str]] = [
     ("diff_alternatives", "Diff alternatives", "Two answers at the cursor's ◀ n/m ▶ word by word, pair by pair"),
     ("divergences", "Where the answers part", "Every point in this dialog's family with alternatives, to jump to"),
     ("scores", "Scores", "Wins, losses and rating per model from your comparison picks; CSV export"),
+    ("compact", "Compact into a branch", "A branch with a summary of the earlier turns, the pins and the last turns"),
+    ("move_out", "Move turns out", "A branch without the earlier turns (no summary): the pins and the last turns"),
 ]
 
 
@@ -125,6 +132,12 @@ def palette_commands(
 
     for n in range(1, min(9, len(code_blocks(cursor.message.content))) + 1):
         commands.append((f"Copy code block {n} of message {number}", f"key {n}", partial(pane.action_copy_code, n)))
+    commands.append((f"Pin message {number}", "Kept word for word through compactions; again unpins (p)",
+                     pane.action_pin))  # fmt: skip
+    if "usage" in cursor.message.meta:
+        commands.append((f"Tokens and cost of message {number}", "In, cache, out, cost (i)", pane.action_details))
+    if "compaction" in cursor.message.meta:
+        commands.append((f"What summary {number} replaced", "Show in the parent, put back (l)", pane.action_ledger))
     if cursor.message.role in (Role.USER, Role.PROMPT):
         commands.append((f"Edit message {number}", "In a new branch (e)", pane.action_edit))
     else:
@@ -135,3 +148,28 @@ def palette_commands(
             ("Next alternative", "▶ at the cursor (→ or ])", partial(pane.action_step, 1)),
         ]
     return commands
+
+
+async def _call(callback: Callable[[], object]) -> None:
+    result = callback()
+    if inspect.isawaitable(result):
+        await result
+
+
+class MainCommands(Provider):
+    """Asks the screen for its commands (`palette_commands()`) each time the palette opens."""
+
+    def _commands(self) -> list[PaletteCommand]:
+        source = getattr(self.screen, "palette_commands", None)  # the main screen's (other screens have none)
+        return list(source()) if callable(source) else []
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._commands():
+            yield DiscoveryHit(title, partial(_call, callback), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._commands():
+            score = matcher.match(f"{title} {help_text}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), partial(_call, callback), text=title, help=help_text)

@@ -1,119 +1,173 @@
-"""The main screen's keys that open a modal screen or another screen: each starts one flow in a worker.
+"""The main screen's keys that open another screen, and what the main screen needs from the app to open them.
 
-Kept apart from `main.py`, which composes the screen and routes its widgets' messages: these launchers only
-gather what a flow needs from the screen (the app, the workbench, the shown dialog) and hand it to the flows
-in `main_modals`, `compare_flow` and `compare_views`. A mixin, so that the actions stay the screen's own for
-Textual's bindings, the command palette and the help.
+The screens themselves belong to the feature packages (setup, MCP, templates, compare), which `tui/main` does
+not import: it names what it needs of them as `FeatureScreens`, and the app hands it one (`tui/features.py`)
+with its `AppServices`. `Launchers` gathers what a flow needs from the screen (the app, the workbench, the
+shown dialog) and starts the flow in one of the screen's workers; the screen's `action_*` methods call it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
-
-from visindigo.tui.compare import views
-from visindigo.tui.main import modals
-
-# `compare_flow` (the comparison screen, its columns and `engine.compare`: ~20 ms to import) is imported by the
-# actions that start a comparison, not with the main screen.
 
 if TYPE_CHECKING:
     from textual.app import App
-    from textual.worker import Worker
 
     from visindigo.engine import Center, Dialog, Message
-    from visindigo.tui.chat.message_pane import MessagePane
-    from visindigo.tui.chat.status_line import StatusLine
+    from visindigo.engine.mcp_server import MCPServer
+    from visindigo.tui.common.help import HelpSection
+    from visindigo.tui.main.resources import PickedResource
+    from visindigo.tui.main.workspace import Workspace
     from visindigo.tui.workbench import Workbench
 
 
-class MainScreen(Protocol):
-    """What the launchers use of the main screen (named here, so this module does not import main.py)."""
+class FeatureScreens(Protocol):
+    """The feature packages' screens the main screen opens, each as the flow that waits for its answer."""
+
+    async def pick_model(self, app: App[Any], workbench: Workbench) -> str:
+        """Choose the shown dialog's model; "compare" when the user asked to compare several instead."""
+        ...
+
+    async def manage_providers(self, app: App[Any], center: Center) -> None: ...
+    async def manage_mcp_servers(self, app: App[Any], center: Center) -> None: ...
+    async def manage_skills(self, app: App[Any], center: Center, dialog: Dialog) -> None: ...
+    async def manage_package_tools(self, app: App[Any], center: Center, dialog: Dialog) -> None: ...
+
+    async def choose_template(self, app: App[Any], dialog: Dialog) -> tuple[list[Message], bool] | None:
+        """The filled template's messages and whether to send them at once (None: the user gave up)."""
+        ...
+
+    async def edit_parameters(self, app: App[Any], dialog: Dialog) -> bool:
+        """The dialog's generation parameters in a form; True when the user changed them."""
+        ...
+
+    async def compare(self, screen: Workspace) -> None:
+        """Compare models on the shown dialog (the picker, then the comparison screen over `screen`)."""
+        ...
+
+    def in_comparison(self, app: App[Any], dialog_id: str) -> bool:
+        """Whether an open comparison screen shows this dialog (and so its failure) itself."""
+        ...
+
+    async def show_diff(
+        self, app: App[Any], dialog: Dialog, alternatives: Mapping[int, Sequence[Dialog]], cursor_index: int | None
+    ) -> None: ...
+
+    async def choose_divergence(self, app: App[Any], center: Center, dialog: Dialog) -> tuple[str, int] | None:
+        """Where to go from the divergence list: (dialog id, message index), or None."""
+        ...
+
+    async def show_scores(self, app: App[Any], center: Center) -> None: ...
+
+    def pick_resource(
+        self, app: App[Any], servers: list[MCPServer], picked: Callable[[PickedResource | None], None]
+    ) -> None:
+        """Open the resource picker on `servers`; `picked` gets the choice (None: given up)."""
+        ...
+
+    def help_sections(self) -> list[HelpSection]:
+        """The feature screens' keys, for the key list (f1)."""
+        ...
+
+
+class AppServices(Protocol):
+    """What the main screen needs from the application beyond Textual's `App` (the app passes itself; typed
+    here so that no screen imports the app)."""
+
+    async def main_screen_ready(self, screen: Any) -> None:
+        """The main screen is mounted and shows its first dialog (seed the demo, offer first-run setup)."""
+        ...
+
+    def install_tool_source(self) -> None: ...
 
     @property
-    def app(self) -> App[Any]: ...
+    def feature_screens(self) -> FeatureScreens: ...
+
+
+class Launchers:
+    """What the main screen's keys for other screens do: each starts one flow in a worker of `screen`."""
+
+    def __init__(self, screen: Workspace, services: AppServices | None) -> None:
+        self.screen = screen
+        self.services = services
+
     @property
-    def center(self) -> Center: ...
-    @property
-    def dialog(self) -> Dialog: ...
-
-    workbench: Workbench
-    services: modals.AppServices | None
-    pane: MessagePane
-    status_line: StatusLine
-
-    def _in_worker(self, flow: Coroutine[Any, Any, None], group: str = "modal") -> Worker[None]: ...
-    def _services(self) -> modals.AppServices: ...
-    async def insert_template(self, messages: list[Message], send: bool) -> None: ...
-    async def open_dialog_id(self, dialog_id: str, *, focus_index: int | None = None) -> None: ...
-
-
-class ModalLaunchers:
-    """The `action_*` methods of MainScreen that open another screen."""
-
-    def _services(self: MainScreen) -> modals.AppServices:
+    def features(self) -> FeatureScreens:
         if self.services is None:
             raise RuntimeError("this screen was made without the app's services")
-        return self.services
+        return self.services.feature_screens
 
-    def action_pick_model(self: MainScreen) -> None:
+    def pick_model(self) -> None:
+        screen = self.screen
+
         async def flow() -> None:
-            if await modals.pick_model(self.app, self.workbench) == "compare":
-                from visindigo.tui.compare import flow as compare_flow
+            if await self.features.pick_model(screen.app, screen.workbench) == "compare":
+                await self.features.compare(screen)
 
-                await compare_flow.run_from_main(self)
+        screen.in_worker(flow())
 
-        self._in_worker(flow())
+    def compare(self) -> None:
+        self.screen.in_worker(self.features.compare(self.screen), group="compare")
 
-    def action_compare(self: MainScreen) -> None:
-        from visindigo.tui.compare import flow as compare_flow
+    def providers(self) -> None:
+        self.screen.in_worker(self.features.manage_providers(self.screen.app, self.screen.center))
 
-        self._in_worker(compare_flow.run_from_main(self), group="compare")
+    def mcp_servers(self) -> None:
+        self.screen.in_worker(self.features.manage_mcp_servers(self.screen.app, self.screen.center))
 
-    def action_providers(self: MainScreen) -> None:
-        self._in_worker(modals.manage_providers(self.app, self.center))
+    def skills(self) -> None:
+        screen = self.screen
+        screen.in_worker(self.features.manage_skills(screen.app, screen.center, screen.dialog))
 
-    def action_mcp_servers(self: MainScreen) -> None:
-        self._in_worker(modals.manage_mcp_servers(self.app, self._services(), self.center))
+    def package_tools(self) -> None:
+        screen = self.screen
+        screen.in_worker(self.features.manage_package_tools(screen.app, screen.center, screen.dialog))
 
-    def action_skills(self: MainScreen) -> None:
-        self._in_worker(modals.manage_skills(self.app, self.center, self.dialog))
+    def templates(self) -> None:
+        screen = self.screen
 
-    def action_package_tools(self: MainScreen) -> None:
-        self._in_worker(modals.manage_package_tools(self.app, self.center, self.dialog))
-
-    def action_templates(self: MainScreen) -> None:
         async def flow() -> None:
-            chosen = await modals.choose_template(self.app, self._services(), self.dialog)
+            chosen = await self.features.choose_template(screen.app, screen.dialog)
             if chosen is not None:
-                await self.insert_template(*chosen)
+                await screen.insert_template(*chosen)
 
-        self._in_worker(flow())
+        screen.in_worker(flow())
 
-    def action_parameters(self: MainScreen) -> None:
+    def parameters(self) -> None:
+        screen = self.screen
+
         async def flow() -> None:
-            if await modals.edit_parameters(self.app, self.dialog):
-                self.status_line.refresh_now()
+            if await self.features.edit_parameters(screen.app, screen.dialog):
+                screen.status_line.refresh_now()
 
-        self._in_worker(flow())
+        screen.in_worker(flow())
 
-    def action_rename(self: MainScreen) -> None:
-        self._in_worker(modals.rename(self.app, self.workbench))
+    def attach_resource(self) -> None:
+        """`@` or the key: the resource picker on the shown dialog's servers (their manager made first)."""
+        if self.services is None:
+            raise RuntimeError("this screen was made without the app's services")
+        self.screen.resources.open_picker(self.services.install_tool_source, self.features.pick_resource)
 
-    # --- looking back at comparisons and branches (tui/screens/compare_views.py) ------------------------------
+    # --- looking back at comparisons and branches -------------------------------------------------------------
 
-    def action_diff_alternatives(self: MainScreen) -> None:
-        index = self.pane.cursor.index if self.pane.cursor is not None else None
-        self._in_worker(views.show_diff(self.app, self.dialog, self.workbench.alternatives(self.dialog), index))
+    def diff_alternatives(self) -> None:
+        screen = self.screen
+        index = screen.pane.cursor.index if screen.pane.cursor is not None else None
+        alternatives = screen.workbench.alternatives(screen.dialog)
+        screen.in_worker(self.features.show_diff(screen.app, screen.dialog, alternatives, index))
 
-    def action_divergences(self: MainScreen) -> None:
+    def divergences(self) -> None:
+        screen = self.screen
+
         async def flow() -> None:
-            target = await views.choose_divergence(self.app, self.center, self.dialog)
+            target = await self.features.choose_divergence(screen.app, screen.center, screen.dialog)
             if target is not None:
-                await self.open_dialog_id(target.dialog_id, focus_index=target.message_index)
-                self.pane.focus()
+                dialog_id, message_index = target
+                await screen.open_dialog_id(dialog_id, focus_index=message_index)
+                screen.pane.focus()
 
-        self._in_worker(flow())
+        screen.in_worker(flow())
 
-    def action_scores(self: MainScreen) -> None:
-        self._in_worker(views.show_scores(self.app, self.center))
+    def scores(self) -> None:
+        self.screen.in_worker(self.features.show_scores(self.screen.app, self.screen.center))

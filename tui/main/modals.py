@@ -1,5 +1,5 @@
-"""The screens the main screen opens over itself, and what it does with their answers: model picker, providers,
-MCP servers, skills, templates, the dialog's parameters, rename, delete, a link to open, a tool call to approve.
+"""The main screen's own modals and what it does with their answers: rename, delete, a link to open; and how its
+flows report a refusal or a failure. (The feature packages' screens it opens are `launchers.FeatureScreens`.)
 
 Each is a coroutine run in a worker of the main screen (a modal is waited for with `push_screen_wait`), given
 exactly what it works on. Each screen is imported when first opened, so start-up does not load them.
@@ -10,19 +10,15 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from textual.app import App
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
-from visindigo.engine import Center, Dialog, Message
+from visindigo.engine import Dialog
 from visindigo.tui.common.sanitize import clean_line
 from visindigo.tui.workbench import Refused, Workbench
-
-if TYPE_CHECKING:
-    from visindigo.engine.templates.library import TemplateLibrary
-
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,7 +27,7 @@ def tell_refusals(method: F) -> F:
     """A method of a widget (sync or async) whose `Refused` becomes a notice to the user instead of an error."""
 
     def tell(node: Widget, refused: Refused) -> None:
-        node.notify(str(refused), severity=refused.severity)  # type: ignore[arg-type]
+        node.notify(str(refused), severity=refused.severity)
 
     if inspect.iscoroutinefunction(method):
 
@@ -52,92 +48,6 @@ def tell_refusals(method: F) -> F:
             tell(node, refused)
 
     return cast(F, told)
-
-
-class AppServices(Protocol):
-    """What the main screen needs from the application beyond Textual's `App` (the app passes itself; typed
-    here so that no screen imports the app)."""
-
-    async def main_screen_ready(self, screen: Any) -> None:
-        """The main screen is mounted and shows its first dialog (seed the demo, offer first-run setup)."""
-        ...
-
-    def install_tool_source(self) -> None: ...
-
-    def template_library(self) -> TemplateLibrary: ...
-
-    def template_files_word(self) -> str: ...
-
-
-async def pick_model(app: App[Any], workbench: Workbench) -> str:
-    """Choose the shown dialog's model; returns "compare" when the user asked to compare several instead."""
-    from visindigo.tui.setup.model_picker import COMPARE, ModelPickerScreen
-
-    center = workbench.center
-    if not center.providers:
-        app.notify("No provider is configured yet: f3 opens the providers.", severity="warning")
-        return ""
-    dialog = workbench.shown
-    picked = await app.push_screen_wait(
-        ModelPickerScreen(center, dialog.provider_id, dialog.model_id, required=dialog.capability_requirement)
-    )
-    if picked is None:
-        return ""
-    if picked == COMPARE:
-        return "compare"
-    provider_id, model_id = picked
-    workbench.set_model(dialog, provider_id, model_id)
-    app.notify(f"This dialog now uses {model_id} ({provider_id}).", markup=False)
-    return ""
-
-
-async def manage_providers(app: App[Any], center: Center) -> None:
-    from visindigo.tui.setup.providers import ProvidersScreen
-
-    await app.push_screen_wait(ProvidersScreen(center, center.paths))
-
-
-async def manage_mcp_servers(app: App[Any], services: AppServices, center: Center) -> None:
-    from visindigo.tui.mcp.servers import MCPServersScreen
-
-    services.install_tool_source()  # servers added here must have a manager to run them
-    await app.push_screen_wait(MCPServersScreen(center))
-
-
-async def manage_skills(app: App[Any], center: Center, dialog: Dialog) -> None:
-    from visindigo.tui.setup.skills import SkillsScreen
-
-    # A dialog not sent yet keeps its skills and is saved with them by its first message.
-    await app.push_screen_wait(SkillsScreen(center, dialog))
-
-
-async def manage_package_tools(app: App[Any], center: Center, dialog: Dialog) -> None:
-    from visindigo.tui.setup.package_tools import PackageToolsScreen
-
-    await app.push_screen_wait(PackageToolsScreen(center, dialog))
-
-
-async def choose_template(app: App[Any], services: AppServices, dialog: Dialog) -> tuple[list[Message], bool] | None:
-    """The filled template's messages and whether to send them at once (None: the user gave up)."""
-    from visindigo.tui.templates.library import TemplateLibraryScreen
-
-    library, words = services.template_library(), services.template_files_word()
-    result = await app.push_screen_wait(TemplateLibraryScreen(library, dialog, files_word=words))
-    if result is None:
-        return None
-    return list(getattr(result, "messages", ()) or (result.message,)), bool(result.send)
-
-
-async def edit_parameters(app: App[Any], dialog: Dialog) -> bool:
-    """The dialog's generation parameters in a form; True when the user changed them."""
-    from visindigo.tui.setup.parameters import ParametersScreen
-
-    tools = [function.id for function in dialog.effective_functions()]
-    chosen = await app.push_screen_wait(ParametersScreen(dialog.parameters, tools, title=dialog.title))
-    if chosen is None:
-        return False
-    dialog.parameters = chosen  # stored with the dialog (a dialog not sent yet keeps them for its first run)
-    return True
 
 
 async def rename(app: App[Any], workbench: Workbench) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 from textual.screen import Screen
 from textual.widget import Widget
 
-from visindigo.tui.main.dialog_tree import Sidebar
+from visindigo.tui.main.sidebar import Sidebar
 
 
 class Panels:

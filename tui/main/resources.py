@@ -5,16 +5,29 @@ images as images, the URI in the message's meta — stored with it)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from visindigo.tui.workbench import Workbench
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.screen import Screen
 
     from visindigo.engine.mcp.resources import ResourceContent
+    from visindigo.engine.mcp_server import MCPServer
     from visindigo.tui.chat.composer import Composer
-    from visindigo.tui.mcp.resource_picker import PickedResource
+
+
+class PickedResource(Protocol):
+    """An MCP resource the user picked to attach."""
+
+    @property
+    def server(self) -> MCPServer: ...
+    @property
+    def uri(self) -> str: ...
+    @property
+    def label(self) -> str: ...
 
 
 class ResourceAttaching:
@@ -25,21 +38,23 @@ class ResourceAttaching:
         self.workbench = workbench
         self.composer = composer
 
-    def servers(self) -> list[Any]:
+    def servers(self) -> list[MCPServer]:
         return [server for server in self.workbench.shown.effective_mcp_servers() if server.enabled]
 
-    def open_picker(self, install_tool_source: Any) -> None:
+    def open_picker(
+        self,
+        install_tool_source: Callable[[], None],
+        pick: Callable[[App[Any], list[MCPServer], Callable[[PickedResource | None], None]], None],
+    ) -> None:
+        """The picker (`pick`, the MCP feature's) on the shown dialog's servers, their manager made first."""
         servers = self.servers()
         if not servers:
             self.screen.notify(
                 "This dialog has no MCP servers, so there are no resources to attach.", severity="warning"
             )
             return
-        from visindigo.tui.mcp.resource_picker import ResourcePickerScreen
-
         install_tool_source()
-        source = self.workbench.center.tool_source
-        self.screen.app.push_screen(ResourcePickerScreen(source, servers), callback=self._picked)
+        pick(self.screen.app, servers, self._picked)
 
     def _picked(self, picked: PickedResource | None) -> None:
         text = self.composer.text
@@ -51,9 +66,11 @@ class ResourceAttaching:
             self.screen.run_worker(self._read(picked, dialog_id), group="resource", exit_on_error=False)
 
     async def _read(self, picked: PickedResource, dialog_id: str) -> None:
-        from visindigo.engine.mcp import MCPServerError
+        from visindigo.engine.mcp import MCPManager, MCPServerError
 
-        manager: Any = self.workbench.center.tool_source
+        manager = self.workbench.center.tool_source
+        if not isinstance(manager, MCPManager):
+            return  # (the picker made the manager before it opened; it is gone only if the app is leaving)
         try:
             content: ResourceContent = await manager.read_resource(picked.server, picked.uri)
         except MCPServerError as error:
@@ -70,9 +87,11 @@ class ResourceAttaching:
         await manager.subscribe_resource(picked.server, picked.uri, changed)
 
     async def _refresh(self, picked: PickedResource, dialog_id: str) -> None:
-        from visindigo.engine.mcp import MCPServerError
+        from visindigo.engine.mcp import MCPManager, MCPServerError
 
-        manager: Any = self.workbench.center.tool_source
+        manager = self.workbench.center.tool_source
+        if not isinstance(manager, MCPManager):
+            return
         try:
             fresh = await manager.read_resource(picked.server, picked.uri)
         except MCPServerError:

@@ -1,10 +1,11 @@
 """The main screen: dialog tree, message pane, reasoning drawer, composer and status line.
 
-The screen composes: it lays the widgets out, holds the screen-wide keys and routes the widgets' messages. The
-user's working state (the shown dialog, the runs, branches, the tree index) is the `Workbench`'s; each widget
-owns its own state and keys and follows the workbench's news by itself. The screen is the workbench's run host
-(runs go on in its workers) and sequences what spans widgets: opening a dialog shows it in the pane, then
-points the drawer at it; a branch is shown before its run starts.
+The screen (on its `Workspace`, which makes the widgets and shows, sends and branches) holds the screen-wide
+keys, routes the widgets' messages and opens the other screens (`Launchers`). The user's working state (the
+shown dialog, the runs, branches, the tree index) is the `Workbench`'s; each widget owns its own state and keys
+and follows the workbench's news by itself. The screen is the workbench's run host (runs go on in its workers)
+and sequences what spans widgets: opening a dialog shows it in the pane, then points the drawer at it; a branch
+is shown before its run starts.
 
 Nothing here talks to the network or the database directly: dialogs, search and persistence go through the
 engine's `Center`, via the workbench.
@@ -12,42 +13,32 @@ engine's `Center`, via the workbench.
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import Worker
 
 from visindigo.engine import Center, Dialog, Message
-from visindigo.tui.chat.composer import Composer, ComposerInput
+from visindigo.tui.chat.composer import ComposerInput
 from visindigo.tui.chat.message_pane import MessagePane
-from visindigo.tui.chat.reasoning_drawer import ReasoningDrawer
-from visindigo.tui.chat.status_line import StatusLine
-from visindigo.tui.common.approval import approve
 from visindigo.tui.common.copy_actions import copy_last_answer, save_last_copy
 from visindigo.tui.common.messages import DialogsChanged, WorkbenchNews, listen
 from visindigo.tui.main import modals
-from visindigo.tui.main.dialog_tree import DialogTree, Sidebar
+from visindigo.tui.main.context import ContextActions
+from visindigo.tui.main.dialog_tree import DialogTree
 from visindigo.tui.main.keys import BINDINGS, PALETTE, PaletteCommand, palette_commands
-from visindigo.tui.main.launchers import ModalLaunchers
+from visindigo.tui.main.launchers import AppServices, Launchers
 from visindigo.tui.main.modals import tell_refusals
-from visindigo.tui.main.panels import Panels
-from visindigo.tui.main.resources import ResourceAttaching
-from visindigo.tui.workbench import Refused, Runs, Workbench
+from visindigo.tui.main.workspace import Workspace
 from visindigo.tui.workbench import events as news
 
 if TYPE_CHECKING:
-    from textual.widgets import Markdown
-
-    from visindigo.engine.approval import Approval, ToolCallRequest
+    from textual.widgets import Markdown  # (its module loads markdown_it: not on the way to the first frame)
 
 
-class MainScreen(ModalLaunchers, Screen[None]):
+class MainScreen(Workspace):
     """Where the user works. Every key below is also a command-palette entry (ctrl+p) and on the help (f1)."""
 
     BINDINGS: ClassVar[list[BindingType]] = BINDINGS
@@ -65,48 +56,13 @@ class MainScreen(ModalLaunchers, Screen[None]):
         *,
         stream_fps: float = 4.0,
         dialog: Dialog | None = None,
-        services: modals.AppServices | None = None,
+        services: AppServices | None = None,
     ) -> None:
-        super().__init__()
-        self.workbench = Workbench(center, dialog=dialog, host=self)
+        super().__init__(center, stream_fps=stream_fps, dialog=dialog)
         self.services = services
-        self.stream_fps = max(0.5, min(60.0, stream_fps))
-        self.sidebar = Sidebar(self.workbench, id="sidebar")
-        self.pane = MessagePane(self.workbench, fps=self.stream_fps, id="messages")
-        self.drawer = ReasoningDrawer(id="drawer")
-        self.composer = Composer(id="composer")
-        self.status_line = StatusLine(self.workbench, id="status")
-        self.resources = ResourceAttaching(self, self.workbench, self.composer)
-        self.panels = Panels(self, self.sidebar, self.drawer)
-        self._unsubscribe = lambda: None
-
-    @property
-    def center(self) -> Center:
-        return self.workbench.center
-
-    @property
-    def dialog(self) -> Dialog:
-        """The dialog on screen (its runs, and those of other dialogs, go on in workers)."""
-        return self.workbench.shown
-
-    @property
-    def runs(self) -> Runs:
-        return self.workbench.runs
-
-    @property
-    def pending_resources(self) -> dict[str, list[Any]]:
-        """MCP resources waiting to go with each dialog's next message (the workbench's)."""
-        return self.workbench.pending_resources
-
-    def compose(self) -> ComposeResult:
-        with Horizontal(id="body"):
-            yield self.sidebar
-            with Vertical(id="center"):
-                yield self.pane
-                yield self.composer
-            yield self.drawer
-        yield self.status_line
-        yield Footer(compact=True, show_command_palette=True)
+        self.launch = Launchers(self, services)
+        self._unsubscribe: Callable[[], None] = lambda: None
+        self.context = ContextActions(self)
 
     async def on_mount(self) -> None:
         self._unsubscribe = listen(self, self.workbench, news.RunStarted, news.RunEnded)
@@ -127,67 +83,25 @@ class MainScreen(ModalLaunchers, Screen[None]):
         self.workbench.refresh_tree()
         await self.sidebar.populate()  # draws the tree now, as the first thing after the first frame
 
-    def refresh_tree(self, select_id: str = "") -> None:
-        """Rebuild the tree index from the Center (the sidebar redraws itself)."""
-        self.workbench.refresh_tree(select_id)
-
-    # --- the workbench's run host --------------------------------------------------------------------------
-
-    def start(self, run: Coroutine[Any, Any, None], *, name: str, group: str) -> None:
-        self.run_worker(run, name=name, group=group, exclusive=True, exit_on_error=False,
-                        description="generating an answer")  # fmt: skip
-
-    def cancel(self, group: str) -> None:
-        self.workers.cancel_group(self, group)
-
-    async def approve(self, request: ToolCallRequest) -> Approval:
-        return await approve(self.app, request)
-
-    def _in_worker(self, flow: Coroutine[Any, Any, None], group: str = "modal") -> Worker[None]:
-        """Run a flow that waits for a modal (push_screen_wait needs a worker); failures are reported."""
-        return self.run_worker(flow, group=group, exclusive=True, exit_on_error=False)
-
-    # --- showing dialogs -------------------------------------------------------------------------------------
-
-    async def open_dialog(self, dialog: Dialog, *, focus_index: int | None = None) -> None:
-        """Show `dialog` in the pane (its run goes on if it has one) and point the drawer at it."""
-        await self.pane.show(dialog, focus_index=focus_index)
-        self._now_showing(dialog)
-        run = self.runs.get(dialog.id)
-        if run is not None and run.streaming:
-            self.drawer.follow_run(run)
-        if focus_index is None or self.pane.cursor is None:
-            self.drawer.show_latest(dialog)
-
-    def _now_showing(self, dialog: Dialog) -> None:
-        if self.composer.editing_index is not None:
-            self.composer.stop_edit()
-        self.workbench.show(dialog)
-        self.status_line.refresh_now()
-
-    async def open_dialog_id(self, dialog_id: str, *, focus_index: int | None = None) -> None:
-        try:
-            dialog = self.workbench.find(dialog_id)
-        except Refused as refused:  # the store is being repaired
-            self.notify(str(refused), severity="warning", markup=False)
-            return
-        if dialog is None:
-            self.notify("That dialog no longer exists.", severity="warning")
-            self.refresh_tree()
-            return
-        await self.open_dialog(dialog, focus_index=focus_index)
+    def now_showing(self, dialog: Dialog) -> None:
+        """The pane shows `dialog` now; the context meter learns its model's window."""
+        super().now_showing(dialog)
+        self.context.learn_window(dialog)
 
     # --- what the widgets report ------------------------------------------------------------------------------
 
     def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
         self.refresh_bindings()  # "esc Cancel" in the footer while the shown dialog runs
+        if isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id == self.dialog.id:
+            run = self.runs.get(event.dialog_id)
+            if run is not None and run.context_exceeded:
+                self.context.after_refusal(self.dialog, event.error)
         if isinstance(event, news.RunEnded) and event.outcome == "failed" and event.dialog_id != self.dialog.id:
-            from visindigo.tui.compare.flow import (
-                in_comparison,  # not at the top: the comparison screens load when first used
+            shown_elsewhere = self.services is not None and self.services.feature_screens.in_comparison(
+                self.app, event.dialog_id
             )
-
-            if not in_comparison(self.app, event.dialog_id):  # a column shows its own failure
+            if not shown_elsewhere:  # a comparison column shows its own failure
                 self.notify(f"A run in another dialog failed: {event.error}", severity="error", markup=False)
 
     @on(MessagePane.CursorMoved)
@@ -201,7 +115,14 @@ class MainScreen(ModalLaunchers, Screen[None]):
     @on(MessagePane.DialogSwitched)
     def _switched(self, event: MessagePane.DialogSwitched) -> None:
         if event.pane is self.pane:
-            self._now_showing(event.dialog)
+            self.now_showing(event.dialog)
+
+    @on(MessagePane.ContextRequested)
+    def _context_requested(self, event: MessagePane.ContextRequested) -> None:
+        if event.pane is self.pane:
+            {"pin": self.context.pin, "details": self.context.details, "ledger": self.context.ledger}[event.what](
+                event.index
+            )
 
     @on(MessagePane.EditRequested)
     def _edit_requested(self, event: MessagePane.EditRequested) -> None:
@@ -225,13 +146,7 @@ class MainScreen(ModalLaunchers, Screen[None]):
         if self.composer.template is None:
             await self.send(text)
         else:  # "edit first" from the template form: still the template's message
-            self._send_edited_template(self.composer.template, text)
-
-    @tell_refusals
-    def _send_edited_template(self, template: Message, text: str) -> None:
-        self.workbench.refuse_while_running(self.dialog)
-        self.composer.stop_edit(restore_draft=True)
-        self.workbench.send_edited_template(template, text)
+            self.send_edited_template(self.composer.template, text)
 
     @on(ComposerInput.RecallRequested)
     def _recall(self, event: ComposerInput.RecallRequested) -> None:
@@ -254,68 +169,21 @@ class MainScreen(ModalLaunchers, Screen[None]):
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         event.stop()
-        self._in_worker(modals.confirm_link(self.app, event.href), group="link")
+        self.in_worker(modals.confirm_link(self.app, event.href), group="link")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         modals.report_failure(self, event)
 
-    def on_composer_input_resource_requested(self, event: Any) -> None:
+    def on_composer_input_resource_requested(self, event: ComposerInput.ResourceRequested) -> None:
         """`@` typed where a word starts: open the picker if this dialog has servers, else it is just an `@`."""
         if self.resources.servers():
             self.action_attach_resource()
 
-    # --- sending, branching, cancelling -----------------------------------------------------------------------
-
-    @tell_refusals
     async def send(self, text: str | Message) -> None:
-        """Send the user's message (text, or a message such as a filled template) in the shown dialog."""
-        self.workbench.send(text)
-        if isinstance(text, str):
-            self.composer.clear()
-
-    async def _open_and_run(self, branch: Dialog) -> None:
-        await self.open_dialog(branch)
-        self.pane.follow()
-        self.workbench.start_run(branch)
-
-    @tell_refusals
-    async def regenerate(self, index: int | None = None) -> None:
-        """A new branch with another answer (or the same dialog again when it has no answer yet)."""
-        if (branch := self.workbench.regenerate(index)) is not None:
-            await self._open_and_run(branch)
-
-    def start_edit(self, index: int) -> None:
-        self.composer.start_edit(index, self.dialog.message_at(index).content)
-
-    @tell_refusals
-    async def edit_message(self, index: int, text: str) -> None:
-        """Branch before message `index` with `text` in its place, open the branch and run it."""
-        await self._open_and_run(self.workbench.edit(index, text))
-
-    def cancel_run(self, dialog_id: str) -> bool:
-        """Cancel the dialog's run (the status line says "cancelling…" until it has ended)."""
-        cancelled = self.workbench.cancel_run(dialog_id)
-        if cancelled and dialog_id == self.dialog.id:
-            self.status_line.refresh_now()
-        return cancelled
-
-    @tell_refusals
-    async def insert_template(self, messages: list[Message], send: bool) -> None:
-        """Add a filled template to the dialog and run it, or (edit first) put its text in the composer, from
-        where Enter sends the edited text as the same template message (named after the template)."""
-        last = self.workbench.add_template(messages, send=send)
-        if not send:
-            self.composer.start_template(last)
-
-    def delete_dialog(self, dialog_id: str) -> Worker[None]:
-        @tell_refusals
-        async def flow(self: MainScreen) -> None:
-            target = await modals.confirm_delete(self.app, self.workbench, dialog_id)
-            if target is not None:
-                await self.open_dialog(target)
-                self.refresh_tree()
-
-        return self._in_worker(flow(self), group="delete")
+        """A question that will not fit the model's window waits for the user's choice (`main.context`)."""
+        if isinstance(text, str) and not self.context.may_send(text):
+            return
+        await super().send(text)
 
     # --- screen-wide keys --------------------------------------------------------------------------------------
 
@@ -361,7 +229,13 @@ class MainScreen(ModalLaunchers, Screen[None]):
         self.start_edit(self.workbench.editable_index(cursor.index if cursor is not None else None))
 
     def action_attach_resource(self) -> None:
-        self.resources.open_picker(self._services().install_tool_source)
+        self.launch.attach_resource()
+
+    def action_compact(self) -> None:
+        self.context.compact()
+
+    def action_move_out(self) -> None:
+        self.context.compact(moved=True)
 
     def action_delete_dialog(self) -> None:
         self.delete_dialog(self.dialog.id)
@@ -413,6 +287,44 @@ class MainScreen(ModalLaunchers, Screen[None]):
 
     def action_focus_messages(self) -> None:
         self.pane.focus()
+
+    # --- keys that open another screen (`Launchers`) ------------------------------------------------------------
+
+    def action_pick_model(self) -> None:
+        self.launch.pick_model()
+
+    def action_compare(self) -> None:
+        self.launch.compare()
+
+    def action_providers(self) -> None:
+        self.launch.providers()
+
+    def action_mcp_servers(self) -> None:
+        self.launch.mcp_servers()
+
+    def action_skills(self) -> None:
+        self.launch.skills()
+
+    def action_package_tools(self) -> None:
+        self.launch.package_tools()
+
+    def action_templates(self) -> None:
+        self.launch.templates()
+
+    def action_parameters(self) -> None:
+        self.launch.parameters()
+
+    def action_rename(self) -> None:
+        self.in_worker(modals.rename(self.app, self.workbench))
+
+    def action_diff_alternatives(self) -> None:
+        self.launch.diff_alternatives()
+
+    def action_divergences(self) -> None:
+        self.launch.divergences()
+
+    def action_scores(self) -> None:
+        self.launch.scores()
 
     def palette_commands(self) -> list[PaletteCommand]:
         """Every action of the screen (and of the message under the cursor), for the command palette."""

@@ -1,9 +1,12 @@
 """A server asks the user for input in the middle of a tool call (MCP elicitation).
 
 Form mode: the requested schema becomes the template form's rows (same widgets, same checks), with Accept /
-Decline / Cancel. URL mode: the page is shown as a link to open (and copied with OSC 52, since over SSH the
-browser is on another machine); Accept only says the user agrees to go there. Nothing is ever answered
-without the user: Esc is Cancel, and the focus starts on the first field (or on Decline for a URL).
+Decline / Cancel; an answer the server's schema refused comes back with the reason above the form and the
+fields filled as they were. URL mode: the page is shown as a link to open (and copied with OSC 52, since over
+SSH the browser is on another machine); Accept only says the user agrees to go there. When a tool call was
+refused until the page is visited (error -32042), the screen says so and Accept becomes "Done — retry": the
+call is made again. Nothing is ever answered without the user: Esc is Cancel, and the focus starts on the
+first field (or on Decline for a URL).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Input, Static
 
-from visindigo.engine.mcp.elicitation import check_value, form_content, schema_fields
+from visindigo.engine.mcp.elicitation import check_value, form_content, form_texts, schema_fields
 from visindigo.engine.mcp.host import ElicitationAnswer, ElicitationRequest
 from visindigo.tui.common.fields import FieldRow
 from visindigo.tui.common.modal import ModalFrame, safe, sanitize
@@ -48,27 +51,54 @@ class ElicitationScreen(ModalFrame[ElicitationAnswer]):
         super().__init__()
         self.request = request
         self.fields = schema_fields(request.schema) if request.mode == "form" else []
+        #: The refused answer's values, shown again in their fields.
+        self.refused = form_texts(request.schema, request.refused) if request.refused else {}
 
     def compose(self) -> ComposeResult:
         request = self.request
         with Vertical(classes="frame") as frame:
-            frame.border_title = f"{sanitize(request.server)} asks"
-            frame.border_subtitle = "ctrl+s accept · esc cancel"
+            retry = request.mode == "url" and bool(request.required_by)
+            if retry:
+                frame.border_title = f"{sanitize(request.server)} needs you to open a page"
+                frame.border_subtitle = "ctrl+s done — retry · esc cancel"
+            else:
+                frame.border_title = f"{sanitize(request.server)} asks"
+                frame.border_subtitle = "ctrl+s accept · esc cancel"
             yield Static(safe(request.message), id="message")
             if request.mode == "url":
-                yield Static(Content("It wants you to open this page (copied to your clipboard):"), classes="hint")
+                if retry:
+                    yield Static(
+                        Content(f"The tool {sanitize(request.required_by)} runs only after you finish on this page "
+                                "(the link is copied to your clipboard):"),
+                        classes="hint",
+                    )
+                else:
+                    yield Static(
+                        Content("It wants you to open this page (copied to your clipboard):"), classes="hint"
+                    )
                 yield Static(safe(request.url), id="url")
                 yield Static(
-                    Content("Accept only if you trust the page; nothing is sent to the server but your choice."),
+                    Content(
+                        "Open it only if you trust the page. Press Done — retry when you have finished there, and "
+                        "the call is made again."
+                        if retry
+                        else "Accept only if you trust the page; nothing is sent to the server but your choice."
+                    ),
                     classes="hint",
                 )
             else:
+                if request.problem:
+                    yield Static(
+                        Content(f"Not sent: {sanitize(request.problem)} — correct it and accept again."),
+                        id="refused",
+                        classes="error",
+                    )
                 with VerticalScroll(id="fields"):
                     for index, spec in enumerate(self.fields):
-                        yield FieldRow(spec, index, spec.initial_value())
+                        yield FieldRow(spec, index, spec.initial_value(self.refused))
                 yield Static("", id="form-error", classes="error")
             with Horizontal(classes="buttons"):
-                yield Button("Accept", variant="primary", id="accept")
+                yield Button("Done — retry" if retry else "Accept", variant="primary", id="accept")
                 yield Button("Decline", variant="warning", id="decline")
                 yield Button("Cancel", id="cancel")
 

@@ -9,7 +9,7 @@ and the main screen reads and attaches it, so a slow server never freezes the li
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,6 +24,9 @@ from visindigo.engine.mcp.status import ResourceInfo
 from visindigo.engine.templates import TemplateField
 from visindigo.tui.common.fields import FieldRow
 from visindigo.tui.common.modal import ModalFrame, sanitize
+
+if TYPE_CHECKING:
+    from visindigo.engine.mcp import MCPManager
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,7 @@ class ResourcePickerScreen(ModalFrame[PickedResource | None]):
     }
     """
 
-    def __init__(self, manager: Any, servers: list[MCPServer]) -> None:
+    def __init__(self, manager: MCPManager, servers: list[MCPServer]) -> None:
         super().__init__()
         self.manager = manager
         self.servers = {server.name: server for server in servers}

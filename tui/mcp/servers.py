@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Checkbox, DataTable, Input, Static
+from textual.widgets import DataTable, Static
 
 from visindigo.engine import config as config_writer
 from visindigo.engine.center import Center
@@ -28,22 +28,13 @@ from visindigo.engine.mcp.status import ServerState, ServerStatus
 from visindigo.engine.mcp_server import MCPServer
 from visindigo.engine.paths import Paths
 from visindigo.tui.common.confirm import ConfirmScreen
-from visindigo.tui.common.modal import FORM_CSS, ModalFrame, field_row, sanitize
+from visindigo.tui.common.modal import ModalFrame, sanitize
 from visindigo.tui.mcp.form import MCPServerFormScreen
-from visindigo.tui.mcp.sign_in import SignInActions
+from visindigo.tui.mcp.import_screen import ImportScreen
+from visindigo.tui.mcp.sign_in import ManagerActions, ServerControl
 from visindigo.tui.mcp.tool_lines import policy_text, tool_lines
 
 __all__ = ["ImportScreen", "MCPServerFormScreen", "MCPServersScreen", "ServerControl"]
-
-
-class ServerControl(Protocol):
-    """What this screen needs of the MCP manager (`engine.mcp.MCPManager` is one)."""
-
-    def status(self, name: str) -> ServerStatus: ...
-
-    async def restart(self, server: MCPServer | str) -> ServerStatus: ...
-
-    async def stop(self, name: str) -> None: ...
 
 
 def _cell(text: str, style: str = "") -> Text:
@@ -56,77 +47,12 @@ def _where(server: MCPServer) -> str:
     return server.url
 
 
+_FROM_CENTER: Any = object()
+
 STATE_STYLE = {"running": "bold", "failed": "bold reverse", "starting": "italic", "stopped": "dim", "disabled": "dim"}
 
 
-class ImportScreen(ModalFrame[tuple[Path, bool] | None]):
-    """Asks which JSON file to import (Claude Desktop's by default) and whether same-name servers are replaced."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "submit", "Import")]
-
-    DEFAULT_CSS = (
-        FORM_CSS
-        + """
-    ImportScreen > .frame {
-        padding: 1 1 0 1;
-    }
-    """
-    )
-
-    def __init__(self, default_path: Path | None = None) -> None:
-        super().__init__()
-        self._default = default_path
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="frame") as frame:
-            frame.border_title = "Import MCP servers"
-            frame.border_subtitle = "enter import · esc cancel"
-            yield Static(
-                Content('A JSON file with "mcpServers" (Claude Desktop, Cursor, Claude Code) or "servers" (VS Code).'),
-                classes="hint",
-            )
-            yield from field_row(
-                "File",
-                Input(
-                    str(self._default) if self._default else "",
-                    id="path",
-                    compact=True,
-                    placeholder="path/to/claude_desktop_config.json",
-                ),
-            )
-            yield from field_row("", Checkbox("Replace servers of the same name", id="replace", compact=True))
-            yield Static("", id="error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Import", variant="primary", id="import")
-                yield Button("Cancel", id="cancel")
-
-    def on_mount(self) -> None:
-        self.query_one("#path", Input).focus()
-
-    @on(Input.Submitted)
-    def action_submit(self) -> None:
-        text = self.query_one("#path", Input).value.strip()
-        if not text:
-            self.query_one("#error", Static).update(Content("Type the path of the file to import."))
-            return
-        self.dismiss((Path(text).expanduser(), self.query_one("#replace", Checkbox).value))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "import":
-            self.action_submit()
-        else:
-            self.action_cancel()
-
-
-_FROM_CENTER: Any = object()
-
-
-class MCPServersScreen(ModalFrame[bool], SignInActions):
+class MCPServersScreen(ModalFrame[bool]):
     """Dismisses with True when the configuration changed.
 
     `paths` defaults to the Center's (`center.paths`); None changes the Center only, nothing is saved.
@@ -138,7 +64,7 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
         Binding("escape", "close", "Close"),
         Binding("a", "add", "Add"),
         Binding("e", "edit", "Edit"),
-        Binding("space", "toggle", "Enable / disable"),
+        Binding("space", "toggle_selected", "Enable / disable"),
         Binding("r", "restart", "Restart"),
         Binding("o", "sign_in", "Sign in (OAuth)"),
         Binding("O", "sign_out", "Sign out", show=False),
@@ -185,12 +111,13 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
         self._paths: Paths | None = getattr(center, "paths", None) if paths is _FROM_CENTER else paths
         if manager is _FROM_CENTER:
             source = center.tool_source
-            manager = source if hasattr(source, "status") and hasattr(source, "restart") else None  # type: ignore[assignment]
+            manager = source if isinstance(source, ServerControl) else None
         self._manager = manager
+        self.manager_actions = ManagerActions(self, self, manager)
         self._import_default = import_default
         self._poll_interval = poll_interval
         self._changed = False
-        self._busy: set[str] = set()
+        self.busy: set[str] = set()
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="frame") as frame:
@@ -210,7 +137,7 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
         self._refresh()
         table.focus()
         if self._manager is not None:
-            self.set_interval(self._poll_interval, self._refresh_states)
+            self.set_interval(self._poll_interval, self.refresh_states)
 
     # --- listing ------------------------------------------------------------------------------------------
 
@@ -221,7 +148,7 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
         if self._manager is None:
             return "—", None
         status = self._manager.status(server.name)
-        if server.name in self._busy:
+        if server.name in self.busy:
             return "restarting", status
         return status.state.value, status
 
@@ -244,10 +171,10 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
         if current in names:
             table.move_cursor(row=names.index(current))
         if not names:
-            self._status("No MCP servers yet: press a to add one, or i to import Claude Desktop's.")
+            self.show_status("No MCP servers yet: press a to add one, or i to import Claude Desktop's.")
         self._show_detail()
 
-    def _refresh_states(self) -> None:
+    def refresh_states(self) -> None:
         table: DataTable[Text] = self.query_one(DataTable)
         for server in self._center.mcp_servers:
             state, status = self.status_of(server)
@@ -267,14 +194,14 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
         return str(row_key.value) if row_key.value is not None else None
 
-    def _selected(self) -> MCPServer | None:
+    def selected(self) -> MCPServer | None:
         name = self.selected_name
         return next((s for s in self._center.mcp_servers if s.name == name), None)
 
     @on(DataTable.RowHighlighted)
     def _show_detail(self) -> None:
         """The selected server in full: where it runs, which variables and headers (names only), its state."""
-        server = self._selected()
+        server = self.selected()
         detail = self.query_one("#detail", Static)
         if server is None:
             detail.update("")
@@ -304,7 +231,7 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
                 lines += tool_lines(status)
         detail.update(Content(sanitize("\n".join(lines))))
 
-    def _status(self, text: str, *, error: bool = False) -> None:
+    def show_status(self, text: str, *, error: bool = False) -> None:
         status = self.query_one("#status", Static)
         status.set_class(error, "error")
         status.update(Content(sanitize(text)))
@@ -318,7 +245,7 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
                 if old_name and old_name != server.name:
                     config_writer.remove_mcp_server(self._paths, old_name)
         except (ConfigError, OSError, ValueError) as error:
-            self._status(f"Not saved: {error}", error=True)
+            self.show_status(f"Not saved: {error}", error=True)
             return False
         if old_name and old_name != server.name:
             self._center.remove_mcp(old_name)
@@ -332,20 +259,20 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
 
     def _added(self, server: MCPServer | None) -> None:
         if server is not None and self._write(server, replace=False):
-            self._status(f"Added {server.name!r}; it starts when a dialog first uses it (r starts it now).")
+            self.show_status(f"Added {server.name!r}; it starts when a dialog first uses it (r starts it now).")
             self._refresh(select=server.name)
 
     def action_edit(self) -> None:
-        old = self._selected()
+        old = self.selected()
         if old is None:
             return
         taken = [s.name for s in self._center.mcp_servers]
 
         def edited(server: MCPServer | None) -> None:
             if server is not None and self._write(server, replace=True, old_name=old.name):
-                self._status(f"Saved {server.name!r}; the new settings apply from its next start.")
+                self.show_status(f"Saved {server.name!r}; the new settings apply from its next start.")
                 if self._manager is not None and old.enabled:
-                    self._stop(old.name)
+                    self.manager_actions.stop(old.name)
                 self._refresh(select=server.name)
 
         self.app.push_screen(MCPServerFormScreen(old, taken_names=taken), edited)
@@ -355,19 +282,19 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
         event.stop()
         self.action_edit()
 
-    def action_toggle(self) -> None:
-        server = self._selected()
+    def action_toggle_selected(self) -> None:
+        server = self.selected()
         if server is None:
             return
         flipped = dataclasses.replace(server, enabled=not server.enabled)
         if self._write(flipped, replace=True):
             if not flipped.enabled and self._manager is not None:
-                self._stop(server.name)
-            self._status(f"{server.name!r} is {'enabled' if flipped.enabled else 'disabled'}.")
+                self.manager_actions.stop(server.name)
+            self.show_status(f"{server.name!r} is {'enabled' if flipped.enabled else 'disabled'}.")
             self._refresh(select=server.name)
 
     def action_remove(self) -> None:
-        server = self._selected()
+        server = self.selected()
         if server is None:
             return
 
@@ -378,13 +305,13 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
                 if self._paths is not None:
                     config_writer.remove_mcp_server(self._paths, server.name)
             except (ConfigError, OSError, ValueError) as error:
-                self._status(f"Not removed: {error}", error=True)
+                self.show_status(f"Not removed: {error}", error=True)
                 return
             self._center.remove_mcp(server.name)
             self._changed = True
             if self._manager is not None:
-                self._stop(server.name)
-            self._status(f"Removed {server.name!r}.")
+                self.manager_actions.stop(server.name)
+            self.show_status(f"Removed {server.name!r}.")
             self._refresh()
 
         self.app.push_screen(
@@ -416,7 +343,7 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
                 added = result.added
                 skipped += result.skipped
         except (ConfigError, OSError, ValueError) as error:
-            self._status(f"Nothing imported: {error}", error=True)
+            self.show_status(f"Nothing imported: {error}", error=True)
             return
         for server in servers:
             if server.name in added:
@@ -426,47 +353,19 @@ class MCPServersScreen(ModalFrame[bool], SignInActions):
         message += f" ({', '.join(added)})" if added else ""
         if skipped:
             message += f"; kept {len(skipped)} of the same name ({', '.join(skipped)}); tick replace to overwrite"
-        self._status(message + ".")
+        self.show_status(message + ".")
         self._refresh(select=added[0] if added else None)
 
     # --- the manager --------------------------------------------------------------------------------------
 
     def action_restart(self) -> None:
-        server = self._selected()
-        if server is None:
-            return
-        if self._manager is None:
-            self._status("MCP support is not running in this session.", error=True)
-            return
-        if not server.enabled:
-            self._status(f"{server.name!r} is disabled; press space to enable it first.", error=True)
-            return
-        self._restart(server)
+        self.manager_actions.restart_selected()
 
-    @work(group="mcp-restart", exit_on_error=False)
-    async def _restart(self, server: MCPServer) -> None:
-        assert self._manager is not None
-        self._busy.add(server.name)
-        self._refresh_states()
-        self._status(f"Starting {server.name!r}…")
-        try:
-            status = await self._manager.restart(server)
-        except Exception as error:  # the manager reports failures in the status; this is a last resort
-            self._status(f"{server.name!r} could not be restarted: {type(error).__name__}", error=True)
-            return
-        finally:
-            self._busy.discard(server.name)
-            self._refresh_states()
-        if status.state is ServerState.RUNNING:
-            self._status(f"{server.name!r} is running with {status.tool_count} tools.")
-        else:
-            self._status(f"{server.name!r}: {status.error or status.state.value}", error=True)
+    def action_sign_in(self) -> None:
+        self.manager_actions.sign_in_selected()
 
-    @work(group="mcp-stop", exit_on_error=False)
-    async def _stop(self, name: str) -> None:
-        assert self._manager is not None
-        await self._manager.stop(name)
-        self._refresh_states()
+    def action_sign_out(self) -> None:
+        self.manager_actions.sign_out_selected()
 
     def action_close(self) -> None:
         self.dismiss(self._changed)

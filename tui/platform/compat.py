@@ -148,6 +148,11 @@ SHIMS: dict[str, Shim] = {
             ),
         ),
         Shim(
+            "start_theme",
+            "docs/upstream/theme-before-start.md",
+            (Private(APP, "_refresh_truecolor_filter", "(self, theme)"),),
+        ),
+        Shim(
             "inherit_bindings",
             "docs/upstream/inherit-bindings.md",
             (Private("textual.dom:DOMNode", "_inherit_bindings"),),

@@ -99,13 +99,3 @@ def crash_report(app: App[Any]) -> str:
 
 
 _reports: weakref.WeakKeyDictionary[App[Any], str] = weakref.WeakKeyDictionary()
-
-
-class CrashLogging:
-    """For `VisindigoApp` until it drops this base: `crash_report` as an attribute (`install` does the rest)."""
-
-    @property
-    def crash_report(self) -> str:
-        """See `crash_report`."""
-        app: Any = self
-        return crash_report(app)

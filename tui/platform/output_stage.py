@@ -371,12 +371,3 @@ def repaint_terminal(app: App[Any]) -> None:
 
 #: Each app's stage (None until its first staged frame); an app with an entry has the stage installed.
 _stages: weakref.WeakKeyDictionary[App[Any], OutputStage | None] = weakref.WeakKeyDictionary()
-
-
-class StagedDisplay:
-    """For `VisindigoApp` until it drops this base: `repaint_terminal()` as a method (`install` does the rest)."""
-
-    def repaint_terminal(self) -> None:
-        """See `repaint_terminal`."""
-        app: Any = self
-        repaint_terminal(app)

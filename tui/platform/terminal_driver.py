@@ -2,10 +2,10 @@
 
 When a pty's other end closes (a terminal window or tmux pane gone, an SSH link dropped), reading the terminal
 gives end-of-file (or EIO) at once, forever, and writing it fails with EIO. Textual's driver took the empty read
-for piped input and read again: a thread spinning at a third of a core for as long as the process lived. Its
+for piped input and read again: a thread spinning on a core for as long as the process lived. Its
 output thread died on the first failed write, after which its queue filled and the app's own thread blocked
 for good in the next write — a process that no longer even handled SIGTERM. Seen in use: app processes kept
-running for over an hour after their tmux pane had gone.
+running long after their tmux pane had gone.
 
 `SturdyLinuxDriver` swallows failed writes (the output thread keeps emptying its queue, so nothing waits on a
 terminal that is gone) and stops reading at end-of-file or on a read error; either tells the app, which leaves
@@ -130,10 +130,9 @@ class SturdyLinuxDriver(LinuxDriver):
         if self._told.is_set():
             return
         self._told.set()
-        gone = getattr(self._app, "terminal_gone", None)
-        if callable(gone):
+        if isinstance(self._app, LeavingOnSignals):
             with contextlib.suppress(RuntimeError):  # the loop is closed already: the app has left
-                self._loop.call_soon_threadsafe(gone)
+                self._loop.call_soon_threadsafe(self._app.terminal_gone)
 
     def run_input_thread(self) -> None:
         """Textual's (8.2) input loop, ending at end-of-file or a read error instead of reading again forever."""
@@ -236,8 +235,19 @@ class LeavingOnSignals(App[Any]):
         self.start_leave_deadline(128 + int(getattr(signal, "SIGHUP", 1)))
         self._signalled(int(getattr(signal, "SIGHUP", 1)))
 
+    def remove_temporary_files(self) -> None:
+        """What the app made and must not leave behind (nothing here): every way out calls this, first."""
+
+    def last_save(self) -> Callable[[], None] | None:
+        """What saves the user's work when the app did not leave in time (nothing here), run in a thread for at
+        most `SAVE_DEADLINE` before the process ends."""
+        return None
+
     def _signalled(self, number: int) -> None:
-        raise NotImplementedError  # VisindigoApp's
+        self.remove_temporary_files()  # first: after SIGHUP the terminal may be gone before the app has left
+        for worker in list(self.workers):
+            worker.cancel()
+        self.exit(return_code=128 + number)
 
     def start_leave_deadline(self, code: int) -> None:
         """Once: if the process is still here after `LEAVE_DEADLINE`, write the stream checkpoints and end it."""
@@ -251,18 +261,15 @@ class LeavingOnSignals(App[Any]):
     def _end_late(self, code: int) -> None:
         threading.Event().wait(LEAVE_DEADLINE)
         log.warning("the app did not leave within %.0f s: ending the process", LEAVE_DEADLINE)
-        center = getattr(self, "center", None)
-        store = getattr(center, "store", None)
-        if store is not None:  # what a crash would leave: each streaming reply's text as a checkpoint
-            saving = threading.Thread(target=store.close, name="leave-save", daemon=True)
+        save = self.last_save()
+        if save is not None:
+            saving = threading.Thread(target=save, name="leave-save", daemon=True)
             saving.start()
             saving.join(SAVE_DEADLINE)
-        remove = getattr(self, "remove_temporary_files", None)
-        if callable(remove):
-            try:
-                remove()
-            except Exception:
-                log.exception("removing temporary files failed")
+        try:
+            self.remove_temporary_files()
+        except Exception:
+            log.exception("removing temporary files failed")
         for handler in logging.getLogger("visindigo").handlers:
             handler.flush()
         os._exit(code)

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -187,6 +187,7 @@ class FirstRunScreen(ModalFrame[FirstRunChoice]):
             yield Input(
                 id="address",
                 compact=True,
+                select_on_focus=False,  # typing on the list moves here mid-word: a selection would eat the next key
                 placeholder="or type a server's address and press enter, e.g. 127.0.0.1:8765",
             )
             yield Static("", id="status", classes="hint")
@@ -241,6 +242,20 @@ class FirstRunScreen(ModalFrame[FirstRunChoice]):
         status = self.query_one("#status", Static)
         status.set_class(error, "error")
         status.update(safe(text))
+
+    def on_key(self, event: events.Key) -> None:
+        """A character typed on the list starts the address: the hint under the list says "type a server's
+        address", and typing must not be lost to a list that ignores it (e and d keep their meaning there)."""
+        character = event.character
+        if not isinstance(self.focused, OptionList) or character is None or not event.is_printable:
+            return
+        if character.isspace() or character in ("e", "d"):
+            return
+        event.stop()
+        event.prevent_default()
+        address = self.query_one("#address", Input)
+        address.focus()
+        address.insert_text_at_cursor(character)
 
     @on(Input.Submitted, "#address")
     def _address_submitted(self, event: Input.Submitted) -> None:

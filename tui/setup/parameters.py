@@ -77,11 +77,20 @@ class ParametersScreen(FormFrame[dict[str, Any] | None]):
     """
     )
 
-    def __init__(self, parameters: dict[str, Any], tool_names: Iterable[str] = (), *, title: str = "") -> None:
+    def __init__(
+        self,
+        parameters: dict[str, Any],
+        tool_names: Iterable[str] = (),
+        *,
+        title: str = "",
+        tool_choice_note: str = "",
+    ) -> None:
         super().__init__()
         self._start = dict(parameters)
         self._tools = sorted(set(tool_names))
         self._title = title
+        #: What the dialog's server does with a forced choice when it differs from what is chosen (llama.cpp).
+        self._tool_choice_note = tool_choice_note
 
     def compose(self) -> ComposeResult:
         start = self._start
@@ -130,6 +139,8 @@ class ParametersScreen(FormFrame[dict[str, Any] | None]):
                     prompt="not set (the model decides)",
                 ),
             )
+            if self._tool_choice_note:
+                yield Static(Content(self._tool_choice_note), id="tool-choice-note", classes="hint")
             yield Static("", id="error", classes="error")
             yield from self.save_and_cancel()
 

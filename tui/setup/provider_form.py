@@ -243,7 +243,7 @@ class ProviderFormScreen(FormFrame[ProviderDraft | None]):
             default_model=self._value("#default_model"),
             connect_timeout=old.connect_timeout if old else 10.0,
             read_timeout=old.read_timeout if old else 300.0,
-            settings=(old or self._start).settings if (old or self._start) else None,
+            settings=base.settings if (base := old or self._start) is not None else None,
         )
         typed = self.query_one("#api_key", Input).value.strip()
         forget = bool(self.query(Checkbox).filter("#forget_key")) and self.query_one("#forget_key", Checkbox).value

@@ -147,7 +147,7 @@ class SkillsScreen(ModalFrame[bool]):
 
     BINDINGS = [
         Binding("escape", "close", "Close"),
-        Binding("space", "toggle", "Attach / detach"),
+        Binding("space", "toggle_selected", "Attach / detach"),
         Binding("n", "new", "New skill"),
         Binding("e", "edit", "Edit here"),
         Binding("delete,x", "detach", "Detach"),
@@ -248,11 +248,11 @@ class SkillsScreen(ModalFrame[bool]):
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_toggle_selected()
 
     # --- actions ------------------------------------------------------------------------------------------
 
-    def action_toggle(self) -> None:
+    def action_toggle_selected(self) -> None:
         row = self._highlighted()
         if row is None:
             return

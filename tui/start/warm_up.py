@@ -2,8 +2,9 @@
 
 Start-up defers the run loop, the provider adapters, httpx, jsonschema and the Markdown machinery until they
 are needed (tests/test_startup_deferrals.py keeps it so). Left at that, the first reply paid for all of them
-between Enter and its first token (624–651 ms against 87–143 ms for a later reply). Loading them while the
-user is still reading the first frame keeps both: a quick first frame and a quick first reply.
+between Enter and its first token, several times what a later reply waits (`bench/tui_stream.py` measures
+both). Loading them while the user is still reading the first frame keeps both: a quick first frame and a
+quick first reply.
 
 Everything here is an import or a cache filled once; a failure only means the first reply loads it itself.
 """
@@ -31,7 +32,7 @@ REPLY_MODULES = (
     "markdown_it",
     "textual.highlight",
     "pygments.lexers.python",
-    # the view a reply streams into (its Markdown, the growing tail, tool blocks): ~20 ms
+    # the view a reply streams into (its Markdown, the growing tail, tool blocks)
     "visindigo.tui.chat.message_view",
 )
 

@@ -33,11 +33,10 @@ from visindigo.engine.templates.mcp import MCPPromptTemplate
 from visindigo.tui.common.fields import FieldRow
 from visindigo.tui.common.modal import ModalFrame
 from visindigo.tui.common.sanitize import clean
+from visindigo.tui.templates.preview import PREVIEW_LIMIT, joined, local_preview, unfilled_note
 
 FormTemplate: TypeAlias = Prompt | MCPPromptTemplate
 
-#: The preview shows at most this much text; the message itself is never cut.
-PREVIEW_LIMIT = 20_000
 #: Terminal width from which the preview goes beside the fields instead of below them.
 WIDE_WIDTH = 110
 
@@ -287,39 +286,16 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
             self._show_server_preview(preview, note)
             return
         values = self.render_values()
-        parts: list[str | tuple[str, str]] = []
-        length = 0
-        for segment in template.segments(values, clock=self.clock, user=self.user):
-            text = clean(segment.text)
-            if length + len(text) > PREVIEW_LIMIT:
-                parts.append(text[: PREVIEW_LIMIT - length] + "\n… (preview cut here; the message is complete)")
-                break
-            length += len(text)
-            parts.append((text, "bold reverse") if segment.placeholder else text)
-        preview.update(Content.assemble(*parts))
+        preview.update(local_preview(template, values, clock=self.clock, user=self.user))
         required = {spec.name for spec in self.fields if spec.required}
-        unfilled = template.unfilled(values)
-        lines = []
-        needed = [name for name in unfilled if name in required]
-        optional = [name for name in unfilled if name not in required]
-        if needed:
-            lines.append("Still to fill in (required): " + ", ".join(clean(name) for name in needed))
-        if optional:
-            lines.append("Left as written (optional, empty): " + ", ".join("{{" + clean(n) + "}}" for n in optional))
-        if self.user is not None and self.user.clipboard is None and "CLIPBOARD" in template.variables():
-            lines.append(f"{{{{CLIPBOARD}}}} is empty: {clean(self.user.clipboard_problem)}")
-        malformed = template.problems()
-        lines.extend(f"Not a placeholder, left as written — {clean(str(problem))}" for problem in malformed[:3])
-        if len(malformed) > 3:
-            lines.append(f"… and {len(malformed) - 3} more that are not placeholders")
-        note.update(Content("\n".join(lines)))
+        note.update(Content(unfilled_note(template, values, required, self.user)))
 
     def _show_server_preview(self, preview: Static, note: Static) -> None:
         assert isinstance(self.template, MCPPromptTemplate)
         values = self.values()
         cached = self._server_preview
         if cached is not None and cached[0] == values:
-            preview.update(Content(clean(_joined(cached[1]))[:PREVIEW_LIMIT]))
+            preview.update(Content(clean(joined(cached[1]))[:PREVIEW_LIMIT]))
             note.update("")
             return
         server = self.template.server.name
@@ -402,8 +378,3 @@ class TemplateFormScreen(ModalFrame[TemplateResult | None]):
         box.update(Content(message))
         box.set_class(bool(message), "-visible")
 
-
-def _joined(messages: list[Message]) -> str:
-    if len(messages) == 1:
-        return messages[0].content
-    return "\n\n".join(f"[{m.role.wire_name}] {m.content}" for m in messages)

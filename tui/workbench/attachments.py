@@ -1,12 +1,12 @@
 """MCP resources waiting to go with a dialog's next message (attached with alt+a or `@`), and putting them in.
 
-The picker and the reading are the screen's (`screens.main_resources`); what is pending, per dialog, is working
+The picker and the reading are the screen's (`main.resources`); what is pending, per dialog, is working
 state, so it is the workbench's: `Workbench.send` attaches it to the user's next message of that dialog.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from visindigo.engine import Capability, Center, Dialog, Message
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from visindigo.engine.mcp.resources import ResourceContent
 
 #: dialog id -> the resources its next message carries.
-Pending = dict[str, list[Any]]
+Pending = dict[str, list["ResourceContent"]]
 
 
 def attach_pending(center: Center, dialog: Dialog, pending: Pending, message: Message) -> Message:

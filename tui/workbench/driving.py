@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from visindigo.engine import (
     AnswerMovedToReasoning,
+    ContextExceeded,
     Dialog,
     EmptyAnswer,
     MessageAppended,
@@ -72,6 +73,7 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
     state.error = ""
     state.notes = []
     state.empty_rounds = 0
+    state.context_exceeded = False
     report(RunStarted(dialog_id))
     outcome, error = "finished", ""
 
@@ -93,9 +95,10 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
                 case StreamReasoning(text=text):
                     state.reasoning_parts.append(text)
                     text_arrived()
-                case StreamBegan():
+                case StreamBegan(request_tokens=request_tokens):
                     state.waiting_for = ""
                     state.begin_round(time.monotonic())
+                    state.round_input_estimate = request_tokens
                     report(StreamOpened(dialog_id, state.round))
                 case AnswerMovedToReasoning(text=text):
                     state.text_parts = []
@@ -128,9 +131,15 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
                     state.running_tools.pop(call_id, None)
                     report(ToolFinished(dialog_id, call_id, function_id, result, event.is_error, event.duration))
                 case UsageReported(input_tokens=input_tokens, output_tokens=output_tokens):
+                    # the whole prompt, cache reads and writes included, on every wire (engine.context.usage)
                     state.input_tokens += input_tokens
+                    state.round_input_estimate = 0
                     state.output_tokens += output_tokens
+                    state.round_reported = True
                     report(UsageChanged(dialog_id))
+                case ContextExceeded(message=message):
+                    state.context_exceeded = True
+                    outcome, error = "failed", message
                 case RunFailed(message=message):
                     outcome, error = "failed", message
                 case RunCancelled():

@@ -29,8 +29,17 @@ class RunState:
     last_token_at: float = 0.0
     #: Deltas received in this round: the live estimate of output tokens until usage is reported.
     round_deltas: int = 0
+    #: The server reported this round's usage: its count replaces the estimate (a cancelled or broken round
+    #: never reports, and keeps its estimate rather than dropping to 0 while its text is on screen).
+    round_reported: bool = False
     input_tokens: int = 0
     output_tokens: int = 0
+    #: The size of this round's request as the engine counted it before sending (`StreamBegan.request_tokens`):
+    #: "tokens in" until the server reports usage, which many do only at the end of the answer (0 once it has).
+    round_input_estimate: int = 0
+    #: The run failed because the server refused the request for its size (`ContextExceeded`): the screen offers
+    #: to compact the dialog, move its oldest turns out, or send again.
+    context_exceeded: bool = False
     #: Calls started and not finished: call id -> (function id, arguments).
     running_tools: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     outcome: str = ""
@@ -52,6 +61,8 @@ class RunState:
         self.round_started_at = now
         self.first_token_at = 0.0
         self.round_deltas = 0
+        self.round_reported = False
+        self.round_input_estimate = 0
 
     def tokens_per_second(self, now: float | None = None) -> float:
         """Output speed of the current (or last) round: deltas over the time since the first one."""
@@ -63,8 +74,8 @@ class RunState:
 
     @property
     def live_output_tokens(self) -> int:
-        """Reported output tokens, plus the estimate for a round still streaming."""
-        return self.output_tokens + (self.round_deltas if self.streaming else 0)
+        """Reported output tokens, plus the estimate for the round whose usage has not been reported."""
+        return self.output_tokens + (0 if self.round_reported else self.round_deltas)
 
 
 class Runs:

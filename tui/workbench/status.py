@@ -6,8 +6,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from visindigo.engine import Capability, Center, Dialog, NoModelAvailable, Provider
+from visindigo.engine import Capability, Center, Dialog, Message, NoModelAvailable, Provider
+from visindigo.engine.context.prices import answer_cost
+from visindigo.engine.context.usage import answer_usage, tokens_in
 from visindigo.engine.parameters import summary as parameters_summary
+from visindigo.tui.workbench.context import Meter
 from visindigo.tui.workbench.runs import RunState
 
 
@@ -28,16 +31,26 @@ class StatusInfo:
     estimated: bool = False
     #: The dialog's generation parameters that are set, compactly (`max 256 · t 0.7`).
     parameters: str = ""
+    #: The next request against the model's window (None: no model to ask).
+    meter: Meter | None = None
+    #: Of `input_tokens`, how many the server read from its prompt cache.
+    cached_tokens: int = 0
+    #: The dialog's answers' cost in dollars where known, and how many answers' cost is unknown.
+    cost: float = 0.0
+    cost_unknown: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Tokens in and out a dialog's answers reported; `estimated` when any figure is the client's estimate (a
-    server that reports no usage)."""
+    server that reports no usage); the cache reads among the tokens in; the cost where known."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     estimated: bool = False
+    cached_tokens: int = 0
+    cost: float = 0.0
+    cost_unknown: int = 0
 
 
 class UsageTally:
@@ -49,24 +62,41 @@ class UsageTally:
     def __init__(self) -> None:
         self._seen: dict[str, tuple[int, Usage]] = {}
 
-    def of(self, dialog: Dialog) -> Usage:
+    def of(self, dialog: Dialog, center: Center | None = None) -> Usage:
         count = dialog.message_count
         seen, totals = self._seen.get(dialog.id, (0, Usage()))
         if count < seen:
             seen, totals = 0, Usage()
         input_tokens, output_tokens, estimated = totals.input_tokens, totals.output_tokens, totals.estimated
+        cached, cost, unknown = totals.cached_tokens, totals.cost, totals.cost_unknown
         for index in range(seen, count):
-            usage = dialog.message_at(index).meta.get("usage")
+            message = dialog.message_at(index)
+            usage = message.meta.get("usage")
             if isinstance(usage, dict):
-                input_tokens += int(usage.get("input_tokens", 0) or 0)
+                input_tokens += tokens_in(usage)  # the whole prompt, cache included, on every wire
                 output_tokens += int(usage.get("output_tokens", 0) or 0)
                 estimated = estimated or bool(usage.get("estimated"))
-        totals = Usage(input_tokens, output_tokens, estimated)
+                cached += int(usage.get("cached_tokens", 0) or 0)
+                dollars = _cost(center, message)
+                cost, unknown = (cost, unknown + 1) if dollars is None else (cost + dollars, unknown)
+        totals = Usage(input_tokens, output_tokens, estimated, cached, cost, unknown)
         self._seen[dialog.id] = (count, totals)
         return totals
 
 
-def status_info(center: Center, dialog: Dialog, run: RunState | None, usage: Usage) -> StatusInfo:
+def _cost(center: Center | None, message: Message) -> float | None:
+    """One answer's cost in dollars (None: unknown), by the engine's rule (`engine.context.prices`)."""
+    usage = answer_usage(message)
+    if usage is None or center is None:
+        return None if usage is not None else 0.0
+    provider = center.get_provider(usage.provider_id) if usage.provider_id else None
+    model = provider.get_model(usage.model_id) if provider is not None and usage.model_id else None
+    return answer_cost(usage, provider, model).dollars
+
+
+def status_info(
+    center: Center, dialog: Dialog, run: RunState | None, usage: Usage, meter: Meter | None = None
+) -> StatusInfo:
     """What the status line says about `dialog` (its run, if it has one, and the tokens it used)."""
     provider = center.get_provider(dialog.provider_id) if dialog.provider_id else center.default_provider
     provider_name = provider.name if provider is not None else (dialog.provider_id or "")
@@ -74,7 +104,7 @@ def status_info(center: Center, dialog: Dialog, run: RunState | None, usage: Usa
     if provider is not None:
         model_name, marks, note = model_and_note(provider, dialog)
         model_name = model_name or provider.default_model  # a saved provider's default shows at once
-    output_tokens = usage.output_tokens
+    input_tokens, output_tokens, estimated = usage.input_tokens, usage.output_tokens, usage.estimated
     speed = 0.0
     state = ""
     final = False
@@ -83,6 +113,9 @@ def status_info(center: Center, dialog: Dialog, run: RunState | None, usage: Usa
         final = not run.streaming  # the last answer's figure, kept until the next one streams
         if run.running:
             output_tokens += run.round_deltas if run.streaming else 0
+            if run.streaming and run.round_input_estimate:  # the server reports usage at the end: show the count
+                input_tokens += run.round_input_estimate
+                estimated = True
             state = "generating… esc cancels" if run.streaming else "working…"
             if run.waiting_for:
                 state = f"waiting for {run.waiting_for}… esc cancels"
@@ -94,14 +127,18 @@ def status_info(center: Center, dialog: Dialog, run: RunState | None, usage: Usa
         provider_name,
         model_name,
         marks,
-        usage.input_tokens,
+        input_tokens,
         output_tokens,
         speed,
         state,
         final,
         note,
-        estimated=usage.estimated,
+        estimated=estimated,
         parameters=parameters_summary(dialog.parameters),
+        meter=meter,
+        cached_tokens=usage.cached_tokens,
+        cost=usage.cost,
+        cost_unknown=usage.cost_unknown,
     )
 
 

@@ -59,7 +59,7 @@ async def run(dialog: Dialog) -> list[Event]:
 
 async def test_request_shape_and_a_streamed_answer(llm_server: LLMServer) -> None:
     llm_server.queue(anthropic_stream(["Hel", "lo"], thinking=["Let me ", "see."], usage=(25, 7)))
-    center, dialog, _ = setup(llm_server)
+    center, dialog, _ = setup(llm_server, prompt_caching=False)  # the shape without breakpoints
     center.add_skill(Skill("style", "Be brief."))
     dialog.append_message(Message(Role.SYSTEM, "You are a test."))
     dialog.append_message(Role.USER, "hi")
@@ -109,7 +109,7 @@ async def test_tool_use_round_trip_with_thinking_signatures(llm_server: LLMServe
         ),
         anthropic_stream(["Noon in both."]),
     )
-    _, dialog, _ = setup(llm_server)
+    _, dialog, _ = setup(llm_server, prompt_caching=False)  # the shape without breakpoints
     dialog.add_function(get_time)
     dialog.append_message(Role.USER, "time?")
     events = await run(dialog)
@@ -167,7 +167,7 @@ async def test_thinking_budget_setting(llm_server: LLMServer) -> None:
 
 async def test_images_go_as_base64_blocks(llm_server: LLMServer) -> None:
     llm_server.queue(anthropic_stream(["a cat"]))
-    _, dialog, _ = setup(llm_server)
+    _, dialog, _ = setup(llm_server, prompt_caching=False)  # the shape without breakpoints
     dialog.append_message(Message(Role.USER, "what?", images=[Image("image/jpeg", "/9j/4AAQ")]))
     await run(dialog)
     assert llm_server.requests[0].json["messages"][0]["content"] == [

@@ -181,23 +181,24 @@ def test_a_named_tool_choice_goes_to_llama_cpp_as_required_with_only_that_tool()
 
 
 @pytest.mark.parametrize(
-    ("reason", "usage", "limit", "window", "cache_apart", "expected"),
+    ("reason", "usage", "limit", "window", "expected"),
     [
-        ("length", UsagePart(478, 34), 200, 0, False, CONTEXT_FULL),  # stopped below the request's limit
-        ("length", UsagePart(40, 200), 200, 0, False, "length"),  # the request's limit
-        ("length", UsagePart(478, 34), 200, 512, False, CONTEXT_FULL),  # prompt + answer = the window
-        ("length", UsagePart(40, 34), 200, 512, False, "length"),  # the server's own limit, far from the window
-        ("max_tokens", UsagePart(5, 53, 0, 454), 200, 512, True, CONTEXT_FULL),  # Messages: cache counted apart
-        ("max_tokens", UsagePart(5, 53, 0, 454), 200, 512, False, "max_tokens"),
-        ("length", UsagePart(478, 34), 0, 0, False, "length"),  # no limit sent, no window: cannot tell
-        ("length", None, 200, 512, False, "length"),  # no usage reported: an estimate cannot tell
-        ("stop", UsagePart(478, 34), 200, 512, False, "stop"),
+        ("length", UsagePart(478, 34), 200, 0, CONTEXT_FULL),  # stopped below the request's limit
+        ("length", UsagePart(40, 200), 200, 0, "length"),  # the request's limit
+        ("length", UsagePart(478, 34), 200, 512, CONTEXT_FULL),  # prompt + answer = the window
+        ("length", UsagePart(40, 34), 200, 512, "length"),  # the server's own limit, far from the window
+        # Messages: input_tokens is the whole prompt there too (cache reads included, one rule for both wires)
+        ("max_tokens", UsagePart(459, 53, 0, 454), 200, 512, CONTEXT_FULL),
+        ("max_tokens", UsagePart(5, 53, 0, 454), 200, 512, "max_tokens"),  # the cache is not counted twice
+        ("length", UsagePart(478, 34), 0, 0, "length"),  # no limit sent, no window: cannot tell
+        ("length", None, 200, 512, "length"),  # no usage reported: an estimate cannot tell
+        ("stop", UsagePart(478, 34), 200, 512, "stop"),
     ],
 )
 def test_a_length_stop_is_read_from_the_limit_the_usage_and_the_window(
-    reason: str, usage: UsagePart | None, limit: int, window: int, cache_apart: bool, expected: str
+    reason: str, usage: UsagePart | None, limit: int, window: int, expected: str
 ) -> None:
-    assert stop_reason(reason, usage, output_limit=limit, context_window=window, cache_apart=cache_apart) == expected
+    assert stop_reason(reason, usage, output_limit=limit, context_window=window) == expected
 
 
 async def test_a_context_full_stop_is_recorded_with_the_servers_word(llm_server: LLMServer) -> None:

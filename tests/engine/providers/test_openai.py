@@ -106,7 +106,15 @@ async def test_streams_text_and_sends_a_well_formed_request(llm_server: LLMServe
     answer = dialog.last_message
     assert answer.content == "Hello there"
     assert answer.meta["provider_id"] == "local" and answer.meta["model_id"] == "test-model"
-    assert answer.meta["usage"] == {"input_tokens": 9, "output_tokens": 3, "reasoning_tokens": 0, "cached_tokens": 0}
+    usage = answer.meta["usage"]
+    assert {k: usage.pop(k) for k in ("answer", "at")}.keys() == {"answer", "at"}  # an id, a time
+    assert usage == {
+        "input_tokens": 9,
+        "output_tokens": 3,
+        "reasoning_tokens": 0,
+        "cached_tokens": 0,
+        "cache_write_tokens": 0,
+    }
     request = llm_server.requests[0]
     assert (request.method, request.path) == ("POST", "/v1/chat/completions")
     assert request.headers["authorization"] == f"Bearer {KEY}"

@@ -6,12 +6,17 @@ from textual.app import App, ComposeResult
 from textual.widgets import Label
 
 from tests.tui.helpers import wait_until
+from visindigo.tui import platform
 from visindigo.tui.chat.markdown.live_markdown import LiveMarkdown, PlainFence
 
 REPLY = "Some text.\n\n```python\ndef f(value):\n    return value + 1\n```\n\nThe end.\n"
 
 
 class Host(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        platform.install(self)  # the seam's shims, as the app installs them
+
     def compose(self) -> ComposeResult:
         yield LiveMarkdown(live=True)
 

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Label
 from textual.widgets._footer import FooterKey
 
 from tests.tui.helpers import answer, main_screen, make_app, settle, type_text
+from visindigo.tui import platform
 from visindigo.tui.chat.message_view import MessageView
 from visindigo.tui.chat.view_window import FOLLOW_KEEP
 from visindigo.tui.platform import textual_fixes
@@ -29,6 +30,10 @@ def _alive(kind: type) -> int:
 
 
 class Rebuilding(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        platform.install(self)  # the seam's shims, as the app installs them
+
     BINDINGS = [("x", "bell", "Ring")]
 
     def compose(self) -> ComposeResult:

@@ -13,6 +13,7 @@ from textual.widgets import Markdown
 from visindigo.engine import Center
 from visindigo.engine.approval import Approval, ToolCallRequest
 from visindigo.engine.providers import FinishPart, Pause, TextPart, scripted_provider
+from visindigo.tui import platform
 from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.workbench import Workbench
 
@@ -22,6 +23,7 @@ class SideBySide(App[None]):
 
     def __init__(self, center: Center) -> None:
         super().__init__()
+        platform.install(self)  # the seam's shims, as the app installs them
         self.workbench = Workbench(center, host=self)
         self.left_dialog = center.create_dialog()
         self.right_dialog = center.create_dialog()

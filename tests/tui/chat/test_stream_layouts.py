@@ -17,6 +17,7 @@ from textual.widgets import Label, Static
 
 from tests.tui.helpers import make_center, seeded_dialog, wait_until
 from visindigo.engine import Message, Role
+from visindigo.tui import platform
 from visindigo.tui.chat.markdown.live_markdown import LiveMarkdown, PlainFence
 from visindigo.tui.chat.markdown.stream_tail import TAIL_STEP, StreamTail
 from visindigo.tui.chat.message_list import MessageList
@@ -29,6 +30,10 @@ WORDS = SENTENCE.split(" ")
 
 class Host(App[None]):
     """The message list of the app, following a reply that streams into it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        platform.install(self)  # the seam's shims, as the app installs them
 
     def compose(self) -> ComposeResult:
         yield MessageList()

@@ -47,7 +47,7 @@ async def comparing(pilot: Pilot[Any], main: MainScreen, count: int, **kwargs: A
 
 def start(main: MainScreen, count: int, **kwargs: Any) -> None:
     models = [ModelChoice("lab", model) for model in MODELS[:count]]
-    main._in_worker(compare_flow.compare(main.app, main, models, **kwargs), group="compare")
+    main.in_worker(compare_flow.compare(main.app, main, models, **kwargs), group="compare")
 
 
 async def test_a_question_streams_into_every_column_and_the_pick_opens_on_the_main_screen(
@@ -280,6 +280,8 @@ async def test_ctrl_r_runs_a_failed_column_again_and_its_answer_can_be_picked(ll
         await pilot.press("tab", "ctrl+r")
         await wait_until(pilot, lambda: second.outcome == "finished")
         assert column_text(second).startswith("m-beta-word0")
+        # the first column's answer now has an alternative (issue 25 §14: its ◀ n/m ▶ stayed as before the retry)
+        await wait_until(pilot, lambda: _alpha.pane.views[-1].alternatives == (1, 2))
         await pilot.press("2")
         await wait_until(pilot, lambda: app.screen is main)
         assert main.dialog is second.dialog
@@ -508,3 +510,81 @@ async def test_a_resource_attached_with_at_goes_with_the_compared_question_to_ev
             assert "the secret is 42" in body["messages"][-1]["content"]
             assert body["messages"][-1]["content"].endswith("What is the secret?")
         assert main.workbench.pending_resources.get(screen.columns[0].dialog.branch_from_id) is None
+
+
+async def test_separators_stand_between_the_columns_after_narrowing_to_tabs_and_widening_again(
+    llm_server: LLMServer,
+) -> None:
+    """Issue 25 §14: `:last-of-type` is worked out from the columns shown, so after the tabs (one shown) the
+    separators stood in the wrong places; the last column by order carries none, every other one does."""
+    app = make_app(scripted_center(llm_server, every_model(count=3, delay=0.01)))
+    async with app.run_test(size=(160, 45)) as pilot:
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 3, question="Borders?")
+        await wait_until(pilot, lambda: all_done(screen.columns))
+
+        def separators() -> list[bool]:
+            return [bool(column.styles.border_right[0]) for column in screen.order]
+
+        assert separators() == [True, True, False]
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert screen.has_class("-tabs")  # the first column shown alone (before the fix: [False, True, True] after)
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause()
+        assert screen.has_class("-side") and separators() == [True, True, False]
+        await pilot.resize_terminal(100, 30)
+        await pilot.press("tab", "tab")  # now the last one shown alone
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause()
+        assert separators() == [True, True, False]
+
+
+async def test_after_a_pick_the_composer_has_the_focus(llm_server: LLMServer) -> None:
+    """Issue 25 §14: the pick continues the dialog, so the next thing typed is the next question — after a plain
+    pick and after a blind one (revealed, then opened with enter)."""
+    import random
+
+    for blind, keys, size in (
+        (False, ("1",), (160, 45)),
+        (True, ("1", "enter"), (160, 45)),
+        (False, ("p",), (80, 24)),
+        (True, ("p", "enter"), (80, 24)),
+    ):
+        app = make_app(scripted_center(llm_server, every_model(count=3, delay=0.01)))
+        async with app.run_test(size=size) as pilot:
+            main = main_screen(app)
+            screen = await comparing(pilot, main, 2, question="Pick?", blind=blind, rng=random.Random(3))
+            await wait_until(pilot, lambda screen=screen: all_done(screen.columns))
+            for key in keys:
+                await pilot.press(key)
+                await pilot.pause()
+            await wait_until(pilot, lambda app=app, main=main: app.screen is main)
+            await pilot.pause()
+            assert app.focused is main.composer.input, (blind, size, app.focused)
+async def test_a_column_on_the_messages_wire_counts_its_cache_reads_as_tokens_in(llm_server: LLMServer) -> None:
+    """Issue 25 item 4: on the Anthropic wire the header's "in" left out the prompt the server read from its
+    cache (47 shown, 89 read): one rule for both wires — the whole prompt."""
+    from tests.llm_server import anthropic_stream
+
+    def cached(model: str) -> Any:
+        reply = anthropic_stream([f"{model} answers."], usage=(47, 6))
+        start = (
+            reply.chunks[0].decode().replace('"input_tokens": 47', '"input_tokens": 47, "cache_read_input_tokens": 42')
+        )
+        reply.chunks[0] = start.encode()
+        return reply
+
+    center = scripted_center(llm_server, {model: (lambda m=model: cached(m)) for model in MODELS[:2]})
+    lab = center.get_provider("lab")
+    assert lab is not None
+    lab.kind, lab.base_url = "anthropic", llm_server.anthropic_url
+    app = make_app(center)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 2, question="Cached?")
+        await wait_until(pilot, lambda: all_done(screen.columns))
+        await pilot.pause()
+        for column in screen.order:
+            assert column.answer_usage() == (89, 6)
+            assert "in 89 out 6" in column.header.content.plain

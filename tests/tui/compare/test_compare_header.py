@@ -40,3 +40,27 @@ def test_states_blind_and_the_pick() -> None:
     picked = header_content(ColumnFigures("C", "m", state="finished", picked=True)).plain
     assert "★ picked" in picked
     assert HIDDEN in header_content(ColumnFigures("A", HIDDEN)).plain
+
+
+def test_a_cancelled_round_keeps_its_estimate_and_a_reported_round_its_count() -> None:
+    """Issue 25 §14: a column cancelled mid-answer never gets usage; its header kept "in 0 out 0" while its text
+    was on screen and stored. The estimate stays until a report replaces it."""
+    run = RunState("d", running=True)
+    run.begin_round(1.0)
+    run.round_deltas = 37
+    run.running = run.streaming = False
+    run.outcome = "cancelled"
+    cancelled = column_figures("1", "m", run)
+    assert (cancelled.state, cancelled.output_tokens) == ("cancelled", 37)
+    run.begin_round(2.0)  # a new round starts from nothing; a reported one shows the server's count
+    run.round_deltas, run.output_tokens, run.round_reported = 40, 12, True
+    assert column_figures("1", "m", run).output_tokens == 12
+
+
+def test_a_stream_without_words_yet_is_asking_not_streaming() -> None:
+    """A failing column's 500s are retried inside an opened round: until a word arrives it is still asking."""
+    run = RunState("d", running=True)
+    run.begin_round(1.0)
+    assert column_figures("1", "m", run).state == "starting"
+    run.first_token_at = 1.5
+    assert column_figures("1", "m", run).state == "streaming"

@@ -139,6 +139,19 @@ async def test_diff_marks_deletions_and_insertions_with_styles() -> None:
         assert "Pair" not in screen_text(app)  # one pair: no stepping
 
 
+async def test_the_inline_diff_keeps_a_replaced_word_apart_from_its_replacement() -> None:
+    """Issue 25 §14: below 100 columns the diff is inline, and "is" struck then "looks" underlined read as
+    "islooks" wherever the styles are not drawn; bracketed as git's word diff does, they cannot run together."""
+    app = ScreenHost(lambda: DiffScreen(THREE[:2]))
+    async with app.run_test(size=(80, 24)):
+        screen = app.screen
+        assert isinstance(screen, DiffScreen) and screen.inline  # chosen by the width
+        text = str(screen.query_one("#inline", Static).render())
+        assert text == "The sky [-is-]{+looks+} blue because [-of Rayleigh scattering.-]{+air scatters short waves.+}"
+        sides = str(screen.query_one("#old", Static).render())
+        assert "[-" not in sides  # side by side each text stands alone, unbracketed
+
+
 def test_diff_choices_come_from_the_alternatives_at_a_message() -> None:
     center = Center()
     parent = center.create_dialog()

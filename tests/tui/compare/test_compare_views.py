@@ -12,6 +12,7 @@ from tests.tui.compare.test_compare_screens import a_family
 from tests.tui.screens_host import screen_text
 from visindigo.engine import Center
 from visindigo.themes import register_themes
+from visindigo.tui import platform
 from visindigo.tui.compare.diff import DiffScreen
 from visindigo.tui.compare.divergences import DivergenceScreen, JumpTarget
 from visindigo.tui.compare.scores import ScoresScreen
@@ -24,6 +25,7 @@ class FlowHost(App[None]):
 
     def __init__(self, flow: Callable[[App[Any]], Coroutine[Any, Any, Any]]) -> None:
         super().__init__()
+        platform.install(self)  # the seam's shims, as the app installs them
         self._flow = flow
         self.results: list[Any] = []
         register_themes(self)

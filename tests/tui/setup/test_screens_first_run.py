@@ -216,3 +216,35 @@ async def test_a_typed_address_is_tested_there_and_a_single_request_server_is_sa
     assert entry["base_url"] == llm_server.openai_url
     assert entry["settings"]["max_concurrent_runs"] == 1 and entry["settings"]["server"] == "llama-cpp-python"
     assert entry["models"][0]["capabilities"] == ["text", "tools"]  # not ["text"]: the tools go out
+
+
+async def test_an_address_typed_on_the_list_goes_to_the_address_field(llm_server: LLMServer, paths: Paths) -> None:
+    """Issue 25 §15: the focus starts on the list, and the hint says "type a server's address": what is typed
+    lands in the field (not lost), and enter tests it there instead of choosing "Add a provider by hand"."""
+    llm_server.models_reply = json_reply({"data": [{"id": "gemma.gguf", "object": "model", "owned_by": "me"}]})
+    app = ScreenHost(lambda: FirstRunScreen([], paths=paths, probed=[]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, FirstRunScreen)
+        await pilot.pause()
+        assert isinstance(app.focused, OptionList)
+        await pilot.press(*f"127.0.0.1:{llm_server.port}")
+        field = screen.query_one("#address", Input)
+        assert app.focused is field and field.value == f"127.0.0.1:{llm_server.port}"
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if "Found" in screen_text(app):
+                break
+        assert "Found" in screen_text(app)
+        assert not isinstance(app.screen, ProviderFormScreen)  # enter did not open the empty form
+
+
+async def test_the_demo_key_keeps_its_meaning_on_the_list(paths: Paths) -> None:
+    app = ScreenHost(lambda: FirstRunScreen([], paths=paths, probed=[]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+    [choice] = app.results
+    assert isinstance(choice, FirstRunChoice) and choice.provider is None

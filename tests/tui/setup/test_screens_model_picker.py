@@ -173,3 +173,32 @@ async def test_the_highlighted_models_mark_sources_show_under_the_list(llm_serve
         await pilot.press("down")
         await pilot.pause()
         assert "Marks from text, tools: assumed" in str(screen.query_one("#sources").render())
+
+
+async def test_each_model_shows_its_window_and_where_it_came_from(llm_server: LLMServer) -> None:
+    """Issue 25 item 2 / 27: llama-server's /props says 2048 a slot; the picker showed nothing of it."""
+    from tests.engine.context.servers import LLAMA_MODEL, serve_llama
+
+    serve_llama(llm_server, 8192, per_slot=2048)
+    center = Center()
+    llama = Provider("llama", name="llama.cpp", kind="openai", base_url=llm_server.openai_url,
+                     settings={"server": "llama.cpp"})  # fmt: skip
+    center.add_provider(llama)
+    app = ScreenHost(lambda: ModelPickerScreen(center, "llama", ""))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ModelPickerScreen)
+        await wait_listed(pilot, screen, llama)
+        await pilot.pause()
+        models = screen.query_one("#models", OptionList)
+        assert "2k" in str(models.get_option_at_index(0).prompt) and LLAMA_MODEL in str(
+            models.get_option_at_index(0).prompt
+        )
+        models.highlighted = 0
+        await pilot.pause()
+        shown = str(screen.query_one("#sources").render())
+        assert "window 2,048 tokens from server: llama.cpp /props (n_ctx of one slot)" in shown
+    unknown = ModelInfo("m")
+    from visindigo.tui.common.model_browser import window_source
+
+    assert window_source(unknown) == "window unknown (no server or config said it)"

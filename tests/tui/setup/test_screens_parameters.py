@@ -96,3 +96,28 @@ async def test_parameters_go_out_with_the_request_and_are_stored_with_the_dialog
     body = llm_server.requests[-1].json
     assert body["max_tokens"] == 32 and "temperature" not in body and "tool_choice" not in body
     assert screen.dialog.to_json()["parameters"] == {"max_tokens": 32}
+
+
+async def test_the_form_says_what_llama_cpp_does_with_a_forced_tool_choice() -> None:
+    """Issue 25 §5: llama.cpp's server ignores a named `tool_choice`; the engine sends "required" with only the
+    chosen tool, and the form says so where the choice is made — and only for such a server."""
+    for server, told in (("llama.cpp", True), ("vllm", False)):
+        center = Center()
+        center.add_provider(
+            Provider("local", base_url="http://127.0.0.1:9/v1", models=[ModelInfo("m")], settings={"server": server})
+        )
+        center.default_provider_id = "local"
+        center.add_function(get_time)
+        app = VisindigoApp(center, AppOptions(stream_fps=30.0))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("f10")
+            await pilot.pause()
+            form = app.screen
+            assert isinstance(form, ParametersScreen)
+            notes = form.query("#tool-choice-note")
+            if told:
+                text = str(notes.first().render())
+                assert "llama.cpp's server does not take a named tool" in text
+                assert '"required" with only that tool offered (first reply only)' in text
+            else:
+                assert not notes

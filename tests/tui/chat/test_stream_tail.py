@@ -80,7 +80,7 @@ async def test_at_80x24_the_text_being_streamed_stays_on_screen_in_a_comparison_
     async with app.run_test(size=(80, 24)) as pilot:
         main = main_screen(app)
         models = [ModelChoice("lab", model) for model in MODELS[:2]]
-        main._in_worker(compare_flow.compare(app, main, models, question="Lines?"), group="compare")
+        main.in_worker(compare_flow.compare(app, main, models, question="Lines?"), group="compare")
         assert await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
         screen = compare_screen(app)
         column = screen.order[0]

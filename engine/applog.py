@@ -11,7 +11,6 @@ traceback that happens to hold a key still cannot leak it.
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import os
 import time
 from collections.abc import Iterable
@@ -90,13 +89,15 @@ def configure(level: int, logs_dir: Path) -> Path | None:
     path = log_file(logs_dir)
     if not path.exists():
         path.touch(mode=0o600)
+    import logging.handlers  # only with the log on: most runs never load it
+
     handler = logging.handlers.RotatingFileHandler(
         path, maxBytes=MAX_LOG_BYTES, backupCount=BACKUP_COUNT, encoding="utf-8"
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s"))
     handler.addFilter(_secrets)
     root = logging.getLogger(_ROOT)
-    for old in [h for h in root.handlers if isinstance(h, logging.handlers.RotatingFileHandler)]:
+    for old in [h for h in root.handlers if isinstance(h, logging.FileHandler)]:
         root.removeHandler(old)
         old.close()
     root.addHandler(handler)
@@ -110,7 +111,7 @@ def stop() -> None:
     """Close the file handler (tests, and the end of a CLI command)."""
     global _text_logging
     root = logging.getLogger(_ROOT)
-    for handler in [h for h in root.handlers if isinstance(h, logging.handlers.RotatingFileHandler)]:
+    for handler in [h for h in root.handlers if isinstance(h, logging.FileHandler)]:
         root.removeHandler(handler)
         handler.close()
     root.setLevel(logging.NOTSET)
@@ -120,7 +121,7 @@ def stop() -> None:
 def current_file() -> Path | None:
     """The file the log is written to now, or None: shown in the help screen (f1)."""
     for handler in logging.getLogger(_ROOT).handlers:
-        if isinstance(handler, logging.handlers.RotatingFileHandler):
+        if isinstance(handler, logging.FileHandler):
             return Path(handler.baseFilename)
     return None
 

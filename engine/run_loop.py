@@ -21,8 +21,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
@@ -620,7 +620,7 @@ def _unique_ids(calls: list[ToolCallPart]) -> list[ToolCallPart]:
     for call in calls:
         call_id = call.id
         if not call_id or call_id in seen:
-            call_id = f"call_{uuid.uuid4().hex[:24]}"
+            call_id = f"call_{os.urandom(12).hex()}"
             call = ToolCallPart(call_id, call.name, call.arguments, call.extra)
         seen.add(call_id)
         result.append(call)
@@ -754,7 +754,7 @@ def _meta(setup: _Setup | None, state: _Round, status: str, error: str) -> dict[
     if state.usage is not None:
         meta["usage"] = state.usage.to_json()
         # the answer's id travels with copies of the message into branches: the usage report counts it once
-        meta["usage"]["answer"] = uuid.uuid4().hex[:16]
+        meta["usage"]["answer"] = os.urandom(8).hex()
         meta["usage"]["at"] = round(time.time(), 3)
         if state.usage_estimated:
             meta["usage"]["estimated"] = True

@@ -12,9 +12,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
-
 from .function import Function
+
+# jsonschema (with referencing, attrs and its format checkers) is imported by the first validation: a run that
+# calls no tool never needs it, and `visindigo ask` would wait for it before sending its question. The app
+# loads it in its start-up warm-up, so its first tool call does not wait either.
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,8 @@ def validation_error(schema: dict[str, Any], arguments: dict[str, Any]) -> str |
     """A readable description of why `arguments` break `schema`, or None when they fit."""
     if not schema:
         return None
+    import jsonschema
+
     try:
         validator_class = jsonschema.validators.validator_for(schema)
         validator = validator_class(schema)

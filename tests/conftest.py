@@ -2,37 +2,57 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests import net_guard
+from tests import net_guard, suite_plan
 from tests.llm_server import LLMServer
 
 #: Fixtures of a damaged big store, for the engine, command-line and app tests of the background check.
 pytest_plugins = ["tests.damaged_store"]
 
-_NET_LOG = Path(tempfile.gettempdir()) / f"visindigo-net-guard-{os.getpid()}.log"
+#: The network guard's record folder (in the process that owns the session; workers record into it too).
+_net_records: list[Path] = []
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    """A pytest-xdist worker (the controller, or a run without workers, owns the session)."""
+    return hasattr(config, "workerinput")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Guard this process and every Python process the tests start (see tests/net_guard.py)."""
-    _NET_LOG.unlink(missing_ok=True)
-    net_guard.start_session(_NET_LOG)
+    if _is_worker(config):
+        net_guard.start_worker()
+    else:
+        _net_records.append(net_guard.start_session())
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Fail the run when anything tried to reach beyond loopback, in this process or in one it started."""
-    net_guard.end_session()
-    # Every guarded process (this one too) appends to the log; what this process refused is the fallback.
-    attempts = net_guard.read_log(_NET_LOG) or [f"test process: {what}" for what in net_guard.refused]
-    _NET_LOG.unlink(missing_ok=True)
+    """Fail the run when anything tried to reach beyond loopback: in this process, in a worker or in a process
+    either started (every guarded process records into the session's folder)."""
+    if _is_worker(session.config) or not _net_records:
+        return
+    attempts = net_guard.end_session(_net_records.pop())
     if attempts:
         print("\nNETWORK GUARD: non-loopback connection attempts during the tests:", *attempts, sep="\n  ")
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (the default, from pyproject.toml): one worker per core this process may use, at most four
+    (each worker starts its own session fixtures; past four the groups that must run in one worker dominate)."""
+    return suite_plan.auto_workers()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The `slow` marker and the xdist groups, by path and name (tests/suite_plan.py); first, so that xdist's
+    loadgroup sees the groups."""
+    suite_plan.apply(items)
 
 
 @pytest.fixture(autouse=True)

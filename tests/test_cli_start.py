@@ -26,6 +26,17 @@ ARGVS = [
     ["-V"],
     ["--help"],
     ["doctor", "--help"],
+    ["--plain", "--color"],
+    ["chat", "--plain", "--demo"],
+    ["--demo", "chat"],
+    ["chat", "--help"],
+    ["ask", "why?", "--model", "m"],  # `ask` is read by a parser with that one subcommand
+    ["--model", "m", "--data-dir", "d", "ask", "-c", "more"],
+    ["ask", "-f", "a.log", "-f", "b.log", "--template", "T", "-v", "x=1", "--json"],
+    ["ask", "--no-such-option"],
+    ["ask", "-c", "--dialog", "x", "q"],
+    ["ask", "--help"],
+    ["ask"],
 ]
 
 
@@ -52,3 +63,16 @@ def test_a_plain_start_builds_no_subcommand_parser(monkeypatch: pytest.MonkeyPat
     assert built == []
     assert cli.parse_arguments(["list"]).command == "list"
     assert built == [True]
+    assert cli.parse_arguments(["ask", "why?"]).question == ["why?"]
+    assert built == [True]  # `ask` builds its own parser alone
+
+
+def test_a_plain_start_with_plain_options_builds_no_subcommand_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[bool] = []
+    real = dialogs_cli.add_commands
+    monkeypatch.setattr(dialogs_cli, "add_commands", lambda commands: (built.append(True), real(commands)))
+    args = cli.parse_arguments(["--plain", "--demo"])
+    assert (args.command, args.plain, args.demo) == (None, True, True)
+    assert built == []
+    chat = cli.parse_arguments(["chat", "--plain", "--color"])
+    assert (chat.command, chat.plain, chat.color) == ("chat", True, True)

@@ -73,11 +73,12 @@ def launcher(tmp_path: Path) -> Path:
 
 def test_the_main_commands_complete(tmp_path: Path) -> None:
     commands = complete(tmp_path, "visindigo ")
-    for name in ("serve", "list", "export", "import", "config", "doctor", "tools", "completion"):
+    for name in ("ask", "serve", "list", "export", "import", "config", "doctor", "tools", "completion"):
         assert name in commands
     assert words(complete(tmp_path, "visindigo config ")) == ["edit", "example", "path", "show"]
     assert words(complete(tmp_path, "visindigo completion ")) == ["bash", "fish", "zsh"]
     assert "--debug" in complete(tmp_path, "visindigo --d")
+    assert {"--allow-tool", "--allow-tools"} <= set(complete(tmp_path, "visindigo ask --allow"))
 
 
 def test_bash_completion_end_to_end(tmp_path: Path) -> None:

@@ -1,7 +1,9 @@
-"""The suite's own guard: nothing in the tests, or in the servers they start, may reach beyond loopback."""
+"""The suite's own guard: nothing in the tests, or in the servers they start, may reach beyond loopback — in the
+test process, in a pytest-xdist worker, or in any Python process either starts."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -11,43 +13,53 @@ from pathlib import Path
 import pytest
 
 from tests import net_guard
-from tests.conftest import _NET_LOG
 from tests.net_guard import fetch_server_env, no_npm_path
 
+ROOT = Path(__file__).resolve().parents[1]
+PROBE = "tests/net_guard_probe.py"
 TEST_NET = "192.0.2.1"  # TEST-NET-1 (RFC 5737): never routed, so even a failure of the guard reaches nobody
 
 
-def _forget(marker: str) -> None:
-    """Take this test's own deliberate attempts out of the record, so they do not fail the session."""
-    net_guard.refused[:] = [what for what in net_guard.refused if marker not in what]
-    lines = [line for line in net_guard.read_log(_NET_LOG) if marker not in line]
-    if _NET_LOG.exists():
-        _NET_LOG.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+def _port() -> int:
+    """A port of this process's own, so that its attempts are told apart from another worker's."""
+    return 1024 + (os.getpid() * 7) % 60000
+
+
+def _records() -> list[str]:
+    folder = net_guard.session_folder()
+    assert folder is not None, "the session has no record folder"
+    return net_guard.read_records(folder)
 
 
 def test_the_test_process_cannot_connect_beyond_loopback() -> None:
+    target = f"{TEST_NET}:{_port()}"
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         with pytest.raises(PermissionError, match="network guard"):
-            sock.connect((TEST_NET, 9))
+            sock.connect((TEST_NET, _port()))
+        assert any(target in line for line in _records())  # what fails the run, in a worker too
     finally:
         sock.close()
-        assert any(TEST_NET in what for what in net_guard.refused)
-        _forget(TEST_NET)
-    with pytest.raises(PermissionError, match="network guard"):
-        socket.getaddrinfo("registry.npmjs.org", 443)
-    _forget("registry.npmjs.org")
+        net_guard.forget(target)
+    name = f"registry-{os.getpid()}.npmjs.org"
+    try:
+        with pytest.raises(PermissionError, match="network guard"):
+            socket.getaddrinfo(name, 443)
+        assert any(name in line for line in _records())
+    finally:
+        net_guard.forget(name)
     with socket.create_server(("127.0.0.1", 0)) as server:  # loopback still works
         socket.create_connection(server.getsockname()[:2], timeout=5).close()
 
 
-def test_a_python_process_started_by_the_tests_is_guarded_too(tmp_path: Path) -> None:
+def test_a_python_process_started_by_the_tests_is_guarded_too() -> None:
     """Like an MCP server: a child Python with an environment reduced to a few variables (no PYTHONPATH)."""
+    target = f"{TEST_NET}:{_port() + 1}"
     script = (
         "import socket\n"
         "s = socket.socket()\n"
         "try:\n"
-        f"    s.connect(({TEST_NET!r}, 9))\n"
+        f"    s.connect(({TEST_NET!r}, {_port() + 1}))\n"
         "except PermissionError as e:\n"
         "    print('refused:', e)\n"
         "except OSError as e:\n"
@@ -58,9 +70,27 @@ def test_a_python_process_started_by_the_tests_is_guarded_too(tmp_path: Path) ->
     )
     try:
         assert done.stdout.startswith("refused:") and "network guard" in done.stdout, done.stdout + done.stderr
-        assert any(TEST_NET in line for line in net_guard.read_log(_NET_LOG))
+        assert any(target in line for line in _records())
     finally:
-        _forget(TEST_NET)
+        net_guard.forget(target)
+
+
+@pytest.mark.parametrize("workers", ["2", "0"])
+def test_an_attempt_in_a_worker_or_its_child_fails_the_run(workers: str) -> None:
+    """A pytest session of its own (tests/net_guard_probe.py) whose tests catch their refusals and pass: the run
+    fails all the same, and names both attempts. Its processes record into their own session, not this one."""
+    port = _port() + 2
+    env = {**os.environ, "VISINDIGO_GUARD_PROBE": f"{TEST_NET}:{port}"}
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", workers, PROBE]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    said = done.stdout + done.stderr
+    assert "2 passed" in said, said
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, said
+    assert "NETWORK GUARD" in said, said
+    assert f"a connection to {TEST_NET}:{port}" in said and f"a connection to {TEST_NET}:{port + 1}" in said, said
+    if workers != "0":
+        assert "2 workers" in said, said
+    assert not [line for line in _records() if f"{TEST_NET}:{port}" in line or f"{TEST_NET}:{port + 1}" in line]
 
 
 def test_fetch_servers_run_without_npm_or_node_on_their_path(tmp_path: Path) -> None:

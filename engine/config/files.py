@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # tomlkit (~10 ms to import) is loaded by the writers alone: every start reads the config, few change it.
 
 CONFIG_HEADER = (
-    '# Visindigo configuration. Every setting is described in the README (section "Configuration").\n'
+    "# Visindigo configuration. Every setting is described on the docs page Configuration (docs/configuration.md).\n"
     "# Visindigo changes only the settings you change in the app: your comments, order and keys are kept.\n"
     "# `visindigo config example` prints every setting with its description.\n\n"
 )

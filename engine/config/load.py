@@ -159,11 +159,8 @@ def _build_mcp_servers(config: Config, problems: list[ConfigProblem]) -> list[MC
                 continue
             for key in MCPServer.unknown_keys(entry):
                 problems.append(
-                    ConfigProblem(
-                        config.config_file,
-                        dotted((section, name, key)),
-                        "is not a setting of an MCP server and is ignored (see the README's MCP servers section)",
-                    )
+                    ConfigProblem(config.config_file, dotted((section, name, key)), "is not a setting of an MCP "
+                                  "server and is ignored (docs/mcp.md, “Configuring servers”, lists them)")
                 )
             seen.add(name)
             servers.append(server)

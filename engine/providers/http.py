@@ -27,7 +27,7 @@ from ..applog import http_event_hooks
 from ..env_refs import UnsetVariable
 from ..sanitize import clean, cut
 from ..secrets import key_problem
-from ._httpx import httpx, shared_ssl_context
+from ._httpx import httpx, ssl_context_for
 from .base import Endpoint, ProviderError, redact, retry_delay, retry_limit
 
 __all__ = [
@@ -90,7 +90,7 @@ class HTTPTransport:
                 ),
                 follow_redirects=False,
                 event_hooks=http_event_hooks(),
-                verify=shared_ssl_context(),
+                verify=ssl_context_for(provider.base_url),
             )
         return self._client
 

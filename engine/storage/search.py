@@ -7,8 +7,6 @@ where two characters make a word) falls back to a scan, which is slower but find
 
 from __future__ import annotations
 
-import shlex
-
 #: Marks around a match inside an FTS5 snippet; control characters that never occur in stored text.
 MARK_START = "\x02"
 MARK_END = "\x03"
@@ -17,6 +15,8 @@ ELLIPSIS = "…"
 
 def query_terms(query: str) -> list[str]:
     """The words and quoted phrases of `query`, unquoted; an unbalanced quote counts as a letter."""
+    import shlex  # at the first search, not with every store opened (`visindigo ask` starts without it)
+
     try:
         parts = shlex.split(query)
     except ValueError:

@@ -12,13 +12,22 @@ import argparse
 import contextlib
 import gc
 import os
-import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from visindigo import __version__, completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
+from visindigo import (
+    __version__,
+    ask_cli,
+    completion,
+    config_cli,
+    dialogs_cli,
+    doctor,
+    scores_cli,
+    tools_cli,
+    usage_cli,
+)
 from visindigo.cli_output import say
 
 if TYPE_CHECKING:
@@ -58,6 +67,23 @@ def _add_run_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> N
     parser.add_argument("--served", action="store_true", default=default(False), help=argparse.SUPPRESS)
 
 
+def _add_plain_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> None:
+    """The plain line mode's options, on the top level and on `chat`."""
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        default=argparse.SUPPRESS if sub else False,
+        help="a line-by-line conversation instead of the full-screen app, for screen readers and dumb terminals "
+        "(also chosen when TERM=dumb, or stdin or stdout is not a terminal)",
+    )
+    parser.add_argument(
+        "--color",
+        action="store_true",
+        default=argparse.SUPPRESS if sub else False,
+        help="colour the labels of --plain mode (never under NO_COLOR)",
+    )
+
+
 class _Parser(argparse.ArgumentParser):
     """The top-level parser; its --help ends with the files in use, worked out only when help is printed."""
 
@@ -81,9 +107,9 @@ def _paths_help() -> str:
     )
 
 
-def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
+def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentParser:
     """The command line's parser; without `commands`, the run options alone, raising `argparse.ArgumentError`
-    instead of printing it (see `parse_arguments`)."""
+    instead of printing it (see `parse_arguments`); with `only`, the one subcommand of that name (`ask`)."""
     parser = _Parser(
         prog="visindigo",
         description="A full-screen terminal workstation for large language models.",
@@ -98,12 +124,24 @@ def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
         help="write a debug log to the logs folder (twice: with message text); also VISINDIGO_LOG=debug|trace",
     )
     _add_run_options(parser)
+    _add_plain_options(parser)
     if not commands:
         parser.set_defaults(command=None)
         return parser
     subparsers = parser.add_subparsers(
-        dest="command", metavar="{serve,list,export,import,scores,config,doctor,tools,completion}"
+        dest="command", metavar="{ask,chat,serve,list,export,import,scores,config,doctor,tools,completion}"
     )
+    ask_cli.add_commands(subparsers)
+    if only == "ask":
+        return parser
+    chat = subparsers.add_parser(
+        "chat",
+        help="talk to a model: the app, or with --plain a line-by-line conversation",
+        description="Talk to a model in the full-screen app, or with --plain as a line-by-line conversation (no "
+        "cursor addressing, no colour unless asked): the same dialogs, providers, tools and templates.",
+    )
+    _add_run_options(chat, sub=True)
+    _add_plain_options(chat, sub=True)
     serve = subparsers.add_parser(
         "serve",
         help="serve the app to a web browser (textual-serve)",
@@ -127,10 +165,12 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     """The arguments, as the full parser reads them.
 
     A plain `visindigo [run options]` is read by the run options' parser alone: the thirteen subcommands'
-    parsers took ~10 ms of every start to build (argparse looks up its translations for each one). Anything
-    else — a command, --help, a mistake, the shell asking for completions — goes to the full parser, which
-    says what it says for it.
+    parsers took ~10 ms of every start to build (argparse looks up its translations for each one). `visindigo
+    ask`, which scripts start again and again, is read by a parser with that one subcommand. Anything else — a
+    command, --help, a mistake, the shell asking for completions — goes to the full parser, which says what it
+    says for it.
     """
+    only = ""
     if "_ARGCOMPLETE" not in os.environ and not {"-h", "--help"} & set(argv):
         try:
             args, rest = build_parser(commands=False).parse_known_args(argv)
@@ -138,7 +178,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
             rest = argv
         if not rest:
             return args
-    parser = build_parser()
+        if rest[0] in ask_cli.COMMANDS:
+            only = rest[0]
+    parser = build_parser(only=only)
     completion.complete_if_asked(parser)
     return parser.parse_args(argv)
 
@@ -221,15 +263,48 @@ def run_app(args: argparse.Namespace) -> int:
         gc.enable()
 
 
-def _run_app(args: argparse.Namespace) -> int:
+def _opened_center(args: argparse.Namespace) -> Center | int:
+    """The run's Center, or the exit status after saying in one line why it cannot be opened."""
     from visindigo.engine.storage.errors import StoreError
 
     try:
-        center = open_center(args)
+        return open_center(args)
     except StoreError as error:
         return _fail_served(args, str(error))
     except OSError as error:
         return _fail_served(args, f"cannot open Visindigo's files: {error}")
+
+
+def plain_chosen(args: argparse.Namespace) -> bool:
+    """--plain, or a terminal that cannot show the app (never for a browser tab of `visindigo serve`)."""
+    if getattr(args, "plain", False):
+        return True
+    if getattr(args, "served", False):
+        return False
+    from visindigo.plain import wanted
+
+    return wanted(os.environ, sys.stdout, sys.stdin)
+
+
+def run_plain(args: argparse.Namespace) -> int:
+    """The plain line mode over the same Center the app would open (see `visindigo.plain`)."""
+    center = _opened_center(args)
+    if isinstance(center, int):
+        return center
+    from visindigo.plain.session import PlainOptions
+    from visindigo.plain.start import run
+
+    options = PlainOptions(demo=args.demo, provider=args.provider, model=args.model, colour=args.color)
+    try:
+        return run(center, options)
+    finally:
+        center.close()
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    center = _opened_center(args)
+    if isinstance(center, int):
+        return center
     from visindigo.tui.app import AppOptions, VisindigoApp
 
     options = AppOptions(demo=args.demo, provider=args.provider, model=args.model, stream_fps=args.fps)
@@ -285,6 +360,8 @@ def run_serve(args: argparse.Namespace) -> int:
     problem = port_problem(args.host, args.port)
     if problem:
         return _fail(problem)
+    import shlex
+
     command = " ".join(shlex.quote(part) for part in serve_command(args))
     server = Server(command, host=args.host, port=args.port, title="Visindigo", public_url=args.public_url)
     try:
@@ -337,7 +414,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("--fps must be between 0.5 and 60")
     if args.command == "completion":
         return completion.run(args)
-    if args.command in (*config_cli.COMMANDS, *doctor.COMMANDS, *tools_cli.COMMANDS, *dialogs_cli.COMMANDS):
+    if args.command in (
+        *config_cli.COMMANDS,
+        *doctor.COMMANDS,
+        *tools_cli.COMMANDS,
+        *dialogs_cli.COMMANDS,
+        *ask_cli.COMMANDS,
+    ):
         # these print config problems themselves; without this, logging's last resort repeats them on stderr
         import logging
 
@@ -345,6 +428,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in config_cli.COMMANDS:
         return config_cli.run(args)
     start_log(args)
+    if args.command in ask_cli.COMMANDS:
+        return run_ask(args)
     if args.command == "serve":
         return run_serve(args)
     if args.command in dialogs_cli.COMMANDS:
@@ -358,9 +443,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in tools_cli.COMMANDS:
         return run_guarded(tools_cli.run, args)
     try:
-        return run_app(args)
+        return run_plain(args) if plain_chosen(args) else run_app(args)
     except Exception as error:
         return _fail(describe_failure(error, "").removeprefix("visindigo: "))
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    """`visindigo ask`, which writes its own output (cleaned, and on a terminal rendered: not through
+    `cleaned_output`, which would strip the rendering); what escapes it is one line, never a traceback."""
+    try:
+        return ask_cli.run(args)
+    except KeyboardInterrupt:  # before the run started, or a second ctrl+c while it was being stopped
+        return ask_cli.INTERRUPTED
+    except Exception as error:
+        say(describe_failure(error, "ask"), file=sys.stderr)
+        return 1
 
 
 def run_guarded(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:

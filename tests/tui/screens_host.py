@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
@@ -30,6 +31,12 @@ class ScreenHost(App[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(BACKGROUND)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Text fields do not blink, as in the app (`[ui] cursor_blink` is off unless chosen): on a busy machine a
+        snapshot taken after the first half second would catch the cursor in its off phase."""
+        if hasattr(type(event.widget), "cursor_blink"):
+            event.widget.cursor_blink = False  # type: ignore[attr-defined]
 
     def on_mount(self) -> None:
         self.theme = self._theme_name

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
@@ -47,6 +48,12 @@ class TemplateHost(App[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(BACKGROUND)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Text fields do not blink, as in the app (`[ui] cursor_blink` is off unless chosen): on a busy machine a
+        snapshot taken after the first half second would catch the cursor in its off phase."""
+        if hasattr(type(event.widget), "cursor_blink"):
+            event.widget.cursor_blink = False  # type: ignore[attr-defined]
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"

@@ -72,11 +72,13 @@ def _waiting_of(column: Column) -> Callable[[], str]:
     """What the column's header says it waits for ("waiting for llama.cpp…"), read when the header redraws."""
     return lambda: column.waiting_for if column.status == "waiting" else ""
 
+
 class CompareScreen(Screen[CompareOutcome]):
     """The columns of a comparison. Every key is on the help (f1) and the footer shows the main ones."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "pick", "Pick this answer", id="compare-pick"),
+        # priority: the column's pane has its own p (pin a message); in a comparison p picks, as the footer says
+        Binding("p", "pick", "Pick this answer", id="compare-pick", priority=True),
         *[Binding(str(n), f"pick({n})", f"Pick answer {n}", show=False, priority=True) for n in range(1, 5)],
         Binding("tab", "cycle(1)", "Next column", id="compare-next"),
         Binding("shift+tab", "cycle(-1)", "Previous column", show=False),

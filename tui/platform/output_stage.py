@@ -64,7 +64,6 @@ class OutputStage:
         #: What the terminal holds, row by row; None: unknown (the next frame repaints everything).
         self._sent: list[tuple[list[str], list[str]]] | None = None
         self._dirty: set[int] = set()
-        self._keys: dict[Style, str] = {}
         #: style key → (SGR sequence, link target or "")
         self._codes: dict[str, tuple[str, str]] = {PLAIN: (RESET, "")}
         self._cursor: tuple[int, int] | None = None
@@ -173,18 +172,24 @@ class OutputStage:
             chars[start] = " "
 
     def _key(self, style: Style | None) -> str:
-        """One string per distinct look, so that comparing two cells is comparing two strings."""
+        """One string per distinct output, so that comparing two cells is comparing two strings.
+
+        The key is made from the codes Textual itself would write for `style` (`Strip.render_style`): the codes
+        Rich keeps on the style once made, else those for this stage's colour system. Two equal styles can keep
+        different codes — Rich makes them for the colour system of whichever console renders a style first, and
+        styles are shared through Rich's caches, so a screenshot (a truecolor console) leaves truecolor codes on
+        the styles it drew while the app makes 256-colour ones for equal styles made later — so the key is never
+        looked up by the style (that would write one style's codes for the other).
+        """
         if style is None:
             return PLAIN
-        key = self._keys.get(style)
-        if key is None:
-            # as Textual's own `Strip.render_style` does: a style's codes once made are reused (Rich keeps them
-            # on the style), so the stage writes exactly what Textual would have written for the same cell
-            ansi = style._ansi if style._ansi is not None else Strip.render_ansi(style, self.color_system)
-            link = style.link or ""
-            key = ansi if not link else f"{ansi}\x00{style.link_id}\x00{link}"
+        ansi = style._ansi
+        if ansi is None:
+            ansi = Strip.render_ansi(style, self.color_system)
+        link = style.link
+        key = ansi if not link else f"{ansi}\x00{style.link_id}\x00{link}"
+        if key not in self._codes:
             self._codes[key] = (f"\x1b[0;{ansi}m" if ansi else RESET, _link_start(style) if link else "")
-            self._keys[style] = key
         return key
 
     def lines(self) -> list[str]:

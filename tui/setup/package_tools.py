@@ -73,7 +73,10 @@ class PackageToolsScreen(ModalFrame[None]):
     def on_mount(self) -> None:
         self._refresh()
         if not self.found.tools:
-            self._say("No installed package offers tools (entry-point group visindigo.tools); the README shows how.")
+            self._say(
+                "No installed package offers tools (entry-point group visindigo.tools); the docs' page “Tools from "
+                "packages” (docs/package-tools.md) shows how."
+            )
         elif self.found.problems:
             self._say("; ".join(self.found.problems))
         self.query_one(OptionList).focus()

@@ -9,14 +9,19 @@ matches if the stage repainted everything.
 
 from __future__ import annotations
 
+import io
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pyte
+import textual.constants
 from rich.color import ColorSystem
+from rich.console import Console
 from rich.segment import Segment
+from rich.style import Style
 from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Offset, Region, Size
 from textual.strip import Strip
@@ -61,10 +66,15 @@ class RecordingApp(RecordingMixin, VisindigoApp):
 
 
 async def record_session() -> tuple[list[Frame], Any]:
-    app = RecordingApp(make_center([answer(REPLY, pieces=60)]), AppOptions(stream_fps=30.0))
+    """The app on a 256-colour terminal, as most are; a screenshot is taken first (Textual's own, made with a
+    truecolor console): Rich keeps the truecolor codes on the styles it drew, and the app's later frames mix
+    those styles with equal ones that get 256-colour codes — the stage must write what Textual writes for each."""
+    with mock.patch.object(textual.constants, "COLOR_SYSTEM", "256"):
+        app = RecordingApp(make_center([answer(REPLY, pieces=60)]), AppOptions(stream_fps=30.0))
     app.frames = []
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
+        app.export_screenshot()
         await type_text(pilot, "tell me")
         await pilot.press("enter")
         await settle(pilot)
@@ -138,7 +148,9 @@ def replay(frames: list[Frame], console: Any, resume_at: int | None = None) -> t
         staged_bytes += len(data.encode())
         if cells(staged) != cells(intended):
             rows = [
-                f"{y}: intended {''.join(c[0] for c in a)!r}\n{y}: staged   {''.join(c[0] for c in b)!r}"
+                f"{y}: intended {''.join(c[0] for c in a)!r}\n{y}: staged   {''.join(c[0] for c in b)!r}\n"
+                f"{y}: first cell that differs (char, fg, bg, bold, italics, underscore, reverse, strikethrough): "
+                + next(f"{x}: {p} != {q}" for x, (p, q) in enumerate(zip(a, b, strict=True)) if p != q)
                 for y, (a, b) in enumerate(zip(cells(intended), cells(staged), strict=True))
                 if a != b
             ]
@@ -199,3 +211,21 @@ async def test_the_app_repaints_everything_after_a_resume() -> None:
         app.app_resume_signal.publish(app)
         await pilot.pause()
         assert stage.frame().count("H") >= 24  # every row is written again
+
+
+def test_equal_styles_keeping_different_codes_are_written_as_textual_writes_each() -> None:
+    """Rich keeps a style's codes for the colour system it was first rendered with (a screenshot: truecolor), so
+    two equal styles can carry different codes; the stage writes each cell's own, as Textual's output does."""
+    fresh, drawn = Style(color="#102030", bgcolor="#d0e0f0"), Style(color="#102030", bgcolor="#d0e0f0")
+    assert fresh == drawn
+    drawn.render("x", color_system=ColorSystem.TRUECOLOR)  # what the screenshot's console leaves on it
+    update = LayoutUpdate([[Strip([Segment("ab", fresh), Segment("cd", drawn)])]], Region(0, 0, 4, 1))
+    console = Console(file=io.StringIO(), force_terminal=True, color_system="256")
+    intended, intended_stream = emulator(Size(4, 1))
+    intended_stream.feed(update.render_segments(console))
+    stage = OutputStage(4, 1, color_system=ColorSystem.EIGHT_BIT)
+    stage.apply(update)
+    staged, staged_stream = emulator(Size(4, 1))
+    staged_stream.feed(stage.frame())
+    assert cells(staged) == cells(intended)
+    assert cells(intended)[0][0][1] != cells(intended)[0][2][1]  # Textual wrote two different colours

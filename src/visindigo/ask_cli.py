@@ -1,0 +1,289 @@
+"""`visindigo ask`: one question from the shell, the answer on stdout, the dialog in the app's store.
+
+The question comes from the arguments, stdin (attached as a file named "stdin"), `-f` files and `--template`;
+the answer streams to stdout as it arrives (`ask_output`). The dialog is an ordinary one of the store
+(`ask_store`): the app lists it and continues it, and `--continue` / `--dialog` continue the app's.
+Exit status: 0 answered, 1 failed (one line on stderr), 2 wrong usage, 130 interrupted (ctrl+c; the partial
+answer is saved, marked interrupted, as the app marks one).
+
+Starting fast matters here more than anywhere: scripts run `ask` in loops. This module is imported by every
+`visindigo` start, so it imports nothing beyond argparse; the engine, asyncio and the HTTP client are loaded
+by `run` (bench/ask_start.py measures the time to the first request).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .ask_errors import AskError, UsageError
+
+if TYPE_CHECKING:
+    from visindigo.engine import Center, Dialog
+    from visindigo.engine.approval import Approval, ToolCallRequest
+
+    from .ask_input import Question
+    from .ask_output import Output
+
+COMMANDS = ("ask",)
+
+ANSWERED = 0
+FAILED = 1
+USAGE = 2
+INTERRUPTED = 130
+#: What a shell reports for a program ended by SIGPIPE: the reader of stdout went away (`ask … | head -1`).
+READER_GONE = 141
+
+
+def add_commands(commands: Any) -> None:
+    ask = commands.add_parser(
+        "ask",
+        help="ask one question from the shell; the answer streams to stdout",
+        description="Ask a question without the full screen. The question is the arguments, stdin (attached as "
+        'a file named stdin: `cat build.log | visindigo ask "why does this fail?"`), or both. The dialog is '
+        "saved like any other: the app lists it and continues it.",
+        epilog="Exit status: 0 answered, 1 failed, 2 wrong usage, 130 interrupted (the partial answer is saved).",
+    )
+    ask.add_argument("question", metavar="QUESTION", nargs="*", help="the question (several words are joined)")
+    ask.add_argument(
+        "-f", "--file", metavar="PATH", type=Path, action="append", default=[], help="attach a file (repeatable)"
+    )
+    # SUPPRESS: `visindigo --model M ask` and `visindigo ask --model M` both work (see _add_run_options in cli).
+    ask.add_argument("--model", metavar="ID", default=argparse.SUPPRESS, help="model to answer")
+    ask.add_argument("--provider", metavar="ID", default=argparse.SUPPRESS, help="provider to use (a configured id)")
+    ask.add_argument("--system", metavar="TEXT", default=None, help="a system prompt for the dialog")
+    ask.add_argument("--template", metavar="NAME", default=None, help="fill this template and send it")
+    ask.add_argument(
+        "-v",
+        "--var",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        help="a value for the template's field NAME (repeatable)",
+    )
+    which = ask.add_mutually_exclusive_group()
+    which.add_argument(
+        "-c", "--continue", dest="continue_last", action="store_true", help="continue the dialog changed last"
+    )
+    which.add_argument("--dialog", metavar="ID", default=None, help="continue this dialog (id or its beginning)")
+    ask.add_argument(
+        "--first-part",
+        action="store_true",
+        help="attach only the first part of a text over the size limit (the model is told) instead of refusing it",
+    )
+    ask.add_argument("--no-save", action="store_true", help="keep this question and answer out of the store")
+    ask.add_argument("--json", action="store_true", help="write the run's events as JSON, one object per line")
+    ask.add_argument("--reasoning", action="store_true", help="show the model's reasoning on stderr")
+    ask.add_argument("--allow-tools", action="store_true", help="run every tool the model asks for without asking")
+    ask.add_argument(
+        "--allow-tool",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="run this tool without asking (a tool's name, a package tool or an MCP server; repeatable)",
+    )
+    ask.add_argument("--config", metavar="FILE", type=Path, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    ask.add_argument(
+        "--data-dir", metavar="DIR", type=Path, default=argparse.SUPPRESS, help="folder of the dialog store"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Ask and answer; returns the exit status. Errors this function expects are one line; `cli` catches the rest."""
+    from .ask_input import read_question
+
+    try:
+        question = read_question(args, sys.stdin)
+    except UsageError as error:
+        return _fail(str(error), USAGE)
+    from visindigo.engine.storage.errors import StoreError
+
+    from .ask_store import open_center
+
+    try:
+        center, unsaved = open_center(args)
+    except StoreError as error:
+        return _fail(str(error), FAILED)
+    try:
+        for notice in center.notices:
+            _say(notice)
+        if unsaved:
+            _say(unsaved)
+        try:
+            dialog = _prepare(center, args, question)
+        except UsageError as error:
+            return _fail(str(error), USAGE)
+        except AskError as error:
+            return _fail(str(error), FAILED)
+        from .ask_output import make_output
+
+        output = make_output(args, sys.stdout, sys.stderr)
+        approver = Approver(dialog, allow_all=args.allow_tools, names=args.allow_tool)
+        import asyncio
+
+        saved = center.store is not None and not center.read_only
+        return asyncio.run(answer(center, dialog, output, approver, saved=saved))
+    finally:
+        center.close()
+
+
+def _prepare(center: Center, args: argparse.Namespace, question: Question) -> Dialog:
+    """The dialog to ask in, with this run's choices applied and the question appended."""
+    from visindigo.engine import Dialog, Skill
+
+    from .ask_input import build_messages
+    from .ask_store import choose_dialog
+
+    provider_id = getattr(args, "provider", "")
+    if provider_id and center.get_provider(provider_id) is None:
+        from visindigo.engine.sanitize import clean_line
+
+        known = ", ".join(clean_line(p.id, 40) for p in center.providers) or "none is configured"
+        raise UsageError(f"--provider {clean_line(provider_id, 40)!r} is not configured (known: {known})")
+    chosen = choose_dialog(center, args)
+    dialog = chosen if chosen is not None else Dialog(center)  # registered once its question is ready
+    before = dialog.provider_id, dialog.model_id
+    if provider_id:
+        dialog.provider_id = provider_id
+    if getattr(args, "model", ""):
+        dialog.model_id = args.model
+    try:
+        messages = build_messages(center, dialog, question)
+    except BaseException:  # a refused question changes nothing of the dialog it was to continue
+        dialog.provider_id, dialog.model_id = before
+        raise
+    if args.system is not None:
+        dialog.add_skill(Skill(SYSTEM_SKILL, args.system, "the system prompt given to visindigo ask --system"))
+    if not dialog.title:
+        dialog.title = question.title(messages)
+    if chosen is None:
+        center.add_dialog(dialog)
+    for message in messages:
+        dialog.append_message(message)
+    return dialog
+
+
+#: The name of the skill `--system` gives a dialog (a second `--system` in the same dialog replaces it).
+SYSTEM_SKILL = "system prompt (ask)"
+
+
+async def answer(center: Center, dialog: Dialog, output: Output, approver: Approver, *, saved: bool) -> int:
+    """Run the dialog, showing its events; the exit status. ctrl+c cancels the run, which keeps the partial
+    answer marked interrupted; the store and the providers are closed before this returns."""
+    import asyncio
+    import contextlib
+
+    from visindigo.engine.events import EmptyAnswer, RunFailed, RunFinished, ToolCallFinished
+
+    status, problem = FAILED, "the run ended without an answer"
+    empty = False
+    try:
+        async with contextlib.aclosing(dialog.run(approve=approver)) as events:
+            async for event in events:
+                output.event(event)
+                if isinstance(event, RunFinished) and not empty:
+                    status, problem = ANSWERED, ""
+                elif isinstance(event, RunFailed):
+                    status, problem = FAILED, event.message
+                elif isinstance(event, EmptyAnswer):  # a RunFinished follows; it is no answer all the same
+                    reason = f" (finish reason: {event.finish_reason})" if event.finish_reason else ""
+                    empty, problem = True, f"the model sent an empty answer{reason}"
+                elif isinstance(event, ToolCallFinished) and approver.refused_call == event.call_id:
+                    status, problem = FAILED, approver.refusal()
+                    break
+    except asyncio.CancelledError:  # ctrl+c (asyncio.run turns the first one into a cancel)
+        status, problem = INTERRUPTED, ""
+    except BrokenPipeError:
+        status, problem = READER_GONE, ""
+    finally:
+        try:
+            output.finish()
+        except BrokenPipeError:
+            status, problem = READER_GONE, ""
+        await center.aclose()
+    if status == READER_GONE:
+        _quiet_stdout()
+    else:
+        output.end(status=status, problem=problem, dialog_id=dialog.id, saved=saved)
+    if problem:
+        _fail(problem, status)
+    return status
+
+
+class Approver:
+    """Decides on tools that need approval, with no screen to ask on: the flags allow, anything else is refused.
+
+    A refused call fails the run (`answer` stops it once the refusal is recorded) and the error names the flag
+    that would have allowed it. What the config allows (an MCP server's `approval`, `[tools] allow`) never asks.
+    """
+
+    def __init__(self, dialog: Dialog, *, allow_all: bool, names: list[str]) -> None:
+        self.dialog = dialog
+        self.allow_all = allow_all
+        self.names = set(names)
+        self.refused: ToolCallRequest | None = None
+
+    async def __call__(self, request: ToolCallRequest) -> Approval:
+        from visindigo.engine.approval import Approval
+
+        if self.allow_all or self.names & self._names_of(request):
+            return Approval.ALLOW_ONCE
+        if self.refused is None:
+            self.refused = request
+        return Approval.DENY
+
+    @property
+    def refused_call(self) -> str:
+        return self.refused.call_id if self.refused is not None else ""
+
+    def _names_of(self, request: ToolCallRequest) -> set[str]:
+        """Every name that allows this call: its id, its display name, its package tool, its MCP server."""
+        names = {request.function_id, request.function_name}
+        server, slash, _tool = request.function_name.partition("/")
+        if slash:
+            names.add(server)
+        function = self.dialog.get_function(request.function_id)
+        entry = getattr(function, "entry", None)
+        if entry is not None:
+            names.add(str(getattr(entry, "key", "")))
+        return names
+
+    def refusal(self) -> str:
+        from visindigo.engine.sanitize import clean_line
+
+        refused = self.refused
+        assert refused is not None
+        name = clean_line(refused.function_id, 64)
+        return (
+            f"the model asked to run the tool {name!r}, which needs approval, and `visindigo ask` has no screen to "
+            f"ask on; allow it with --allow-tool {name} (or every tool with --allow-tools), or with approval in the "
+            "config"
+        )
+
+
+def _say(text: str) -> None:
+    from .cli_output import say
+
+    say(f"visindigo: {text}", file=sys.stderr)
+
+
+def _fail(message: str, status: int) -> int:
+    from .cli_output import fail
+
+    fail(message)
+    return status
+
+
+def _quiet_stdout() -> None:
+    """Nothing more to the pipe whose reader left, not even the flush at exit (which would raise again)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)

@@ -1,0 +1,93 @@
+"""Where `visindigo ask` keeps its dialog: the app's store, by the store's rules for a second instance.
+
+With the app closed, `ask` opens the store as the app does (taking its lock for the few seconds of the run), so
+the dialog is written as it streams and the app lists it at its next start. With the app open, the store's lock
+says another instance writes it: `ask` then reads it beside the app (`Center.read_only`, as a second browser tab
+of `visindigo serve` does), still answers, and says on stderr that this answer is not saved — it never writes
+under a running app. `--no-save` reads the same way; `--demo` uses the demo model in memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from .ask_errors import UsageError
+
+if TYPE_CHECKING:
+    from visindigo.engine import Center, Dialog
+
+
+def open_center(args: argparse.Namespace) -> tuple[Center, str]:
+    """The Center to ask in, and "" when its dialogs are saved, else the line that says why they are not."""
+    from visindigo.engine import Center
+    from visindigo.engine.storage import StoreLocked
+
+    config_path, data_dir = getattr(args, "config", None), getattr(args, "data_dir", None)
+    if args.demo:
+        return _demo_center(), ""  # the demo saves nothing, and says so itself: nothing to add
+    if args.no_save:
+        return _reading_center(config_path, data_dir), ""
+    from .cli_progress import SalvageProgressLine
+
+    progress = SalvageProgressLine()  # a damaged store is repaired at open, which can take a while
+    try:
+        return Center.open(config_path=config_path, data_dir=data_dir, on_salvage=progress), ""
+    except StoreLocked as locked:
+        holder = f" (process {locked.holder})" if locked.holder else ""
+        center = _reading_center(config_path, data_dir)
+        return center, (
+            f"this answer is not saved: Visindigo{holder} is open on {locked.directory} and writes its dialogs; "
+            "close it to save what you ask here (or pass --no-save)"
+        )
+    finally:
+        progress.finish()
+
+
+def _reading_center(config_path: object, data_dir: object) -> Center:
+    """The configured Center reading the store without writing it; without a store, the config alone."""
+    from visindigo.engine import Center
+    from visindigo.engine.config import apply_config, load_config
+    from visindigo.engine.paths import DB_FILE_NAME, resolve_paths
+
+    paths = resolve_paths(config_path=config_path, data_dir=data_dir)  # type: ignore[arg-type]
+    if (paths.data_dir / DB_FILE_NAME).exists():
+        return Center.open(config_path=config_path, data_dir=data_dir, read_only=True)  # type: ignore[arg-type]
+    center = Center()  # nothing stored yet: nothing to read, and nothing (no folder) is created
+    center.paths = paths
+    config, problems = load_config(paths)
+    apply_config(center, config)
+    center.notices = [str(problem) for problem in problems]
+    return center
+
+
+def _demo_center() -> Center:
+    from visindigo.engine import Center
+    from visindigo.engine.providers.demo import demo_functions, demo_provider
+
+    center = Center()
+    center.add_provider(demo_provider(delay=0.0))
+    center.add_functions(demo_functions())
+    return center
+
+
+def choose_dialog(center: Center, args: argparse.Namespace) -> Dialog | None:
+    """The dialog named by --dialog, or the one changed last for --continue; None: ask in a new one."""
+    if args.dialog is None and not args.continue_last:
+        return None
+    from .dialogs_cli import CommandError, find_dialog
+
+    if args.dialog is not None:
+        try:
+            dialog_id = find_dialog(center, args.dialog)
+        except CommandError as error:
+            raise UsageError(str(error)) from None
+    else:
+        summaries = center.dialog_summaries()
+        if not summaries:
+            raise UsageError("there is no dialog to continue yet; ask without --continue to start one")
+        dialog_id = max(summaries, key=lambda s: (s.updated_at, s.created_at)).id  # as the app picks its first
+    dialog = center.get_dialog(dialog_id)
+    if dialog is None:
+        raise UsageError(f"the dialog {dialog_id[:8]} cannot be read from the store")
+    return dialog

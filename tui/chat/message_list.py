@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.message import Message as TextualMessage
-from textual.widgets import Static
 
 from visindigo.engine import Dialog, Message, Role
+from visindigo.tui.chat.message_meta import AlternativeSwitch, Notice
 from visindigo.tui.chat.message_window import BATCH, EarlierMarker, LaterMarker, WindowedViews, over_cap_run_continues
 from visindigo.tui.chat.view_window import Window
 from visindigo.tui.common.sanitize import clean
@@ -45,24 +45,6 @@ LOAD_MARGIN = 2
 ROOM_MARGIN = 3
 
 
-class Notice(Static):
-    """A line under the messages: a failed run's reason, or how a cancelled one ended."""
-
-    DEFAULT_CSS = """
-    Notice {
-        width: 1fr;
-        color: $text-error;
-        padding: 0 1;
-        margin: 0 0 1 4;
-        border-left: thick $error;
-    }
-    Notice.-info {
-        color: $text-muted;
-        border-left: thick $panel;
-    }
-    """
-
-
 class MessageList(WindowedViews):
     """Message views of `dialog`, the streaming reply, and the cursor."""
 
@@ -85,6 +67,21 @@ class MessageList(WindowedViews):
         self._stream_view: MessageView | None = None
         self._stream_round = 0
         self._parts_shown = 0
+        #: The user scrolled away from the bottom (Textual's anchor stays set but no longer holds).
+        self._released = False
+
+    @property
+    def following(self) -> bool:
+        """Whether the list sticks to its bottom (anchored, and the user has not scrolled away since)."""
+        return self.is_anchored and not self._released
+
+    def anchor(self, anchor: bool = True) -> None:
+        super().anchor(anchor)
+        self._released = False
+
+    def release_anchor(self) -> None:
+        super().release_anchor()
+        self._released = True
 
     @property
     def first_mounted(self) -> int:
@@ -188,6 +185,8 @@ class MessageList(WindowedViews):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if self._released and new_value >= self.max_scroll_y:  # back at the bottom: Textual anchors again
+            self._released = False
         if self._autoload_suspended or self._loading:
             return
         target = self._jump_target(new_value)
@@ -216,7 +215,7 @@ class MessageList(WindowedViews):
         """The dialog gained message `index`: bind the view waiting for it, or mount a new one."""
         if self.dialog is None or index < self._window.start:
             return
-        following = self.is_anchored and not self._anchor_released
+        following = self.following
         self._window = self._window.grown(self.dialog.message_count, trim=following)
         if index >= self._window.end:  # the window is away from the end: the marker below counts it
             self._update_markers()
@@ -236,7 +235,7 @@ class MessageList(WindowedViews):
         if message.role is Role.TOOL:
             for view in self.views:
                 if view.index is None and view.call_id and view.call_id == message.tool_call_id:
-                    view.index = index
+                    view.bind(message, index)
                     await view.update_message(message)
                     self._apply_alternatives(view)
                     return
@@ -288,17 +287,13 @@ class MessageList(WindowedViews):
     def _reserve_room(self, view: MessageView) -> None:
         """Jump scrolling: keep blank room under a streaming reply, so it grows without scrolling the pane.
 
-        Scrolling moves every line of the pane, so the terminal must redraw all of it for each frame; growing into
-        blank room redraws only the lines that changed. When the room is nearly used up, it is renewed with half
-        a pane more, which scrolls once. Only while the pane follows the bottom.
+        Scrolling moves every line of the pane, so the terminal must redraw all of it (~30 KB at 120×40) for
+        each frame; growing into blank room redraws only the lines that changed. The room is the reply's tail's
+        (`StreamTail`, the one reservation: the text being written always has it under it, never more): half a
+        pane while the pane follows, so it scrolls in half-page jumps; a few lines otherwise.
         """
-        if not self.is_anchored or self._anchor_released:
-            return
-        used, reserved = view.streamed_lines()
-        if reserved - used > ROOM_MARGIN:
-            return
-        room = max(ROOM_MARGIN * 2, self.size.height // 2)
-        view.reserve_lines(used + room)
+        room = max(ROOM_MARGIN * 2, self.size.height // 2) if self.following else ROOM_MARGIN * 2
+        view.stream_room(room)
 
     async def restart_stream(self, round_number: int) -> None:
         """What streamed so far was not the answer after all: drop it and stream the round again from empty."""
@@ -366,6 +361,25 @@ class MessageList(WindowedViews):
 
     async def clear_notice(self) -> None:
         await self.query(Notice).remove()
+
+    def reveal_alternatives(self, index: int, tries: int = 10) -> None:
+        """Bring ◀ n/m ▶ of message `index` on screen: an answer taller than the pane opens at its top, which
+        left the marker (at its end) below the fold, so the user could not tell which alternative was shown."""
+        view = self.view_for(index)
+        switches = view.query(AlternativeSwitch) if view is not None else None
+        if not switches:
+            return
+        switch = switches.first()
+        if not switch.region.area:  # not laid out yet (the pane was just filled): after the next refresh
+            if tries > 0:
+                self.call_after_refresh(self.reveal_alternatives, index, tries - 1)
+            return
+        if self.region.contains_region(switch.region):
+            return
+        self.anchor(False)  # the pane stuck to the end of the dialog would scroll straight back
+        # the marker on the pane's last line, under the end of the answer it belongs to
+        content_y = switch.region.y - self.region.y + self.scroll_y
+        self.scroll_to(y=max(0, content_y - self.scrollable_content_region.height + 1), animate=False, immediate=True)
 
     # --- the cursor ------------------------------------------------------------------------------------------
 

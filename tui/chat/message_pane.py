@@ -1,26 +1,22 @@
 """The message pane: one dialog's messages, live while it runs, with a cursor and the keys that act on it.
 
-A pane is bound to one dialog at a time (`show` rebinds it) and can be made for any dialog and mounted
-anywhere: it follows the workbench's news about its dialog, and draws what streamed in at its own frame rate
-(each redraw of a scrolling pane costs tens of KB of terminal output, so the frame rate is what bounds it). Two
-panes on two running dialogs stream side by side without knowing of each other.
-
-The pane is one focus stop. A cursor (↑/↓) picks the message the keys act on and whose reasoning the drawer
-shows. The pane copies its messages and steps through its alternatives (◀ n/m ▶) itself; edit and regenerate,
-which involve the composer and the tree, go to the screen as messages. What it reports about its stream
-(opened, a frame drawn, an answer bound, the run over) is what the reasoning drawer and the status line follow.
+Bound to one dialog at a time (`show` rebinds it), mountable anywhere, it follows the workbench's news about its
+dialog and draws what streamed in at its own frame rate (`frame_clock`), so panes on two running dialogs stream
+side by side. A cursor (↑/↓) picks the message its keys act on; edit, regenerate and the context keys go to the
+screen as messages, and its stream reports (opened, a frame, an answer bound, the run over) feed the drawer.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.message import Message as TextualMessage
-from textual.timer import Timer
 
 from visindigo.engine import Dialog, Role
+from visindigo.tui.chat.frame_clock import FrameClock
 from visindigo.tui.chat.message_list import BATCH, EarlierMarker, MessageList, Notice
 from visindigo.tui.common.copy_actions import copy_text, save_copy
 from visindigo.tui.common.messages import WorkbenchNews, listen
@@ -35,23 +31,11 @@ if TYPE_CHECKING:
 
 
 class MessagePane(MessageList, can_focus=True):
-    """The messages of one dialog.
-
-    | key | action |
-    |---|---|
-    | ↑ / ↓ | move the cursor between messages |
-    | home / end | first / last message of the dialog, however long it is |
-    | y | copy the message (OSC 52) |
-    | 1-9 | copy code block n of the message |
-    | s | save the message to a file |
-    | e | edit your message: makes a branch |
-    | r | regenerate this answer: makes a branch |
-    | ← / → , [ / ] | step through the alternatives at this message (◀ n/m ▶) |
-    | enter | expand or collapse a tool call |
-    | p | pin the message: kept word for word through compactions (again: unpin) |
-    | i | the message's tokens in (cache read and written), out, and cost |
-    | l | on a compaction summary: the messages it replaced (show in the parent, put back) |
-    """
+    """The messages of one dialog: ↑/↓ move the cursor, home/end go to the first or last message however long
+    the dialog, y copies, 1-9 copy code block n, s saves, e edits your message and r regenerates an answer
+    (each makes a branch), ←/→ or [/] step through the alternatives (◀ n/m ▶), enter expands a tool call, p pins
+    the message through compactions (again: unpins), i shows its tokens and cost, l on a compaction summary
+    shows the messages it replaced."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor(-1)", "Previous message", show=False),
@@ -65,9 +49,9 @@ class MessagePane(MessageList, can_focus=True):
         Binding("left,[", "step(-1)", "Previous alternative", show=False),
         Binding("right,]", "step(1)", "Next alternative", show=False),
         Binding("enter", "toggle_tool", "Expand / collapse tool call", show=False),
-        Binding("p", "pin", "Pin / unpin (kept through compactions)", show=False),
-        Binding("i", "details", "Tokens, cache and cost", show=False),
-        Binding("l", "ledger", "What a summary replaced", show=False),
+        Binding("p", "context('pin')", "Pin / unpin (kept through compactions)", show=False),
+        Binding("i", "context('details')", "Tokens, cache and cost", show=False),
+        Binding("l", "context('ledger')", "What a summary replaced", show=False),
         *[Binding(str(n), f"copy_code({n})", f"Copy code block {n}", show=False) for n in range(1, 10)],
     ]
 
@@ -81,8 +65,6 @@ class MessagePane(MessageList, can_focus=True):
         background-tint: $foreground 3%;
     }
     """
-
-    # --- what the pane tells its screen ----------------------------------------------------------------------
 
     class Request(TextualMessage):
         """Base of what the pane asks the screen to do; `index` is the message's index in the dialog."""
@@ -149,25 +131,20 @@ class MessagePane(MessageList, can_focus=True):
             self.pane = pane
             self.dialog = dialog
 
-    # --- state -------------------------------------------------------------------------------------------
-
     def __init__(
         self, workbench: Workbench, dialog: Dialog | None = None, *, fps: float = 4.0, id: str | None = None
     ) -> None:
         super().__init__(id=id)
         self.workbench = workbench
-        self.fps = max(0.5, min(60.0, fps))
         self._initial = dialog
-        self._frame: Timer | None = None
-        #: Whether frames are being drawn (the timer running); the first frame of a burst is drawn at once.
-        self._frames_on = False
-        self._unsubscribe = lambda: None
+        self.frames = FrameClock(self, fps, self._on_frame)  # (streamed text is drawn at its frame rate)
+        self._unsubscribe: Callable[[], None] = lambda: None
         #: Views change in one task at a time: the pane's own (news, frames) or its screen's (`show`).
         self._changing = asyncio.Lock()
         self._reasoning_seen = (0, 0)
 
     async def on_mount(self) -> None:
-        self._frame = self.set_interval(1 / self.fps, self._on_frame, pause=True, name="stream-frame")
+        self.frames.start()
         self._unsubscribe = listen(self, self.workbench, news.RunEvent)
         if self._initial is not None:
             await self.show(self._initial)
@@ -177,20 +154,6 @@ class MessagePane(MessageList, can_focus=True):
 
     def _run(self) -> RunState | None:
         return self.workbench.runs.get(self.dialog.id) if self.dialog is not None else None
-
-    def _resume_frames(self) -> None:
-        """Start drawing frames, the first one now: a paused Textual interval ticks a whole period after it is
-        resumed (250 ms at 4 frames/s, the first reply after start-up waited that long for its first words)."""
-        if self._frame is None or self._frames_on:
-            return
-        self._frames_on = True
-        self._frame.resume()
-        self.call_later(self._on_frame)
-
-    def _pause_frames(self) -> None:
-        self._frames_on = False
-        if self._frame is not None:
-            self._frame.pause()
 
     async def show(self, dialog: Dialog, *, focus_index: int | None = None) -> None:
         """Bind the pane to `dialog`: its messages, ◀ n/m ▶ where it parts from its family, its live run."""
@@ -202,11 +165,9 @@ class MessagePane(MessageList, can_focus=True):
                 return
             run.notified = False
             if run.streaming:
-                self._resume_frames()
+                self.frames.resume()
             elif run.outcome == "failed" and run.error:
                 await self.show_notice(f"The last run failed: {run.error}")
-
-    # --- the run, as the workbench reports it ---------------------------------------------------------------
 
     async def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
@@ -223,7 +184,7 @@ class MessagePane(MessageList, can_focus=True):
         assert self.dialog is not None
         match event:
             case news.TextArrived():
-                self._resume_frames()
+                self.frames.resume()
             case news.StreamOpened(round=round_number):
                 run = self._run()
                 if run is not None and run.notes:
@@ -232,11 +193,11 @@ class MessagePane(MessageList, can_focus=True):
                     await self.clear_notice()  # "waiting for …" is over
                 await self.open_stream(round_number)
                 self.post_message(self.StreamStarted(self, self.dialog, round_number))
-                self._resume_frames()
+                self.frames.resume()
             case news.StreamRestarted(round=round_number):
                 await self.restart_stream(round_number)
                 self.post_message(self.StreamStarted(self, self.dialog, round_number))
-                self._resume_frames()
+                self.frames.resume()
             case news.RunNoted(text=text, waiting=waiting):
                 run = self._run()
                 notes = [] if waiting or run is None else run.notes
@@ -282,7 +243,7 @@ class MessagePane(MessageList, can_focus=True):
         """Draw what streamed in since the last frame (the only place streamed text reaches the screen)."""
         run = self._run()
         if run is None:
-            self._pause_frames()
+            self.frames.pause()
             return
         async with self._changing:
             run.notified = False
@@ -294,9 +255,7 @@ class MessagePane(MessageList, can_focus=True):
         if changed and self.dialog is not None:
             self.post_message(self.Frame(self, self.dialog, run))
         else:
-            self._pause_frames()
-
-    # --- the cursor and the keys -------------------------------------------------------------------------------
+            self.frames.pause()
 
     def on_focus(self) -> None:
         if self.cursor is None and self.views:
@@ -394,22 +353,11 @@ class MessagePane(MessageList, can_focus=True):
     context_keys = False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("pin", "details", "ledger"):
-            return self.context_keys
-        return True
+        return self.context_keys if action == "context" else True
 
-    def _ask_context(self, what: str) -> None:
+    def action_context(self, what: str) -> None:  # pin the cursor's message, show its figures or its ledger
         if (view := self._target()) is not None and view.index is not None:
             self.post_message(self.ContextRequested(self, view.index, what))
-
-    def action_pin(self) -> None:
-        self._ask_context("pin")
-
-    def action_details(self) -> None:
-        self._ask_context("details")
-
-    def action_ledger(self) -> None:
-        self._ask_context("ledger")
 
     async def action_step(self, step: int) -> None:
         view = self._target()
@@ -430,28 +378,7 @@ class MessagePane(MessageList, can_focus=True):
         await self.show(target, focus_index=index)
         self.focus()
         self.post_message(self.DialogSwitched(self, target))
-        self.call_after_refresh(self._reveal_alternatives, index)
-
-    def _reveal_alternatives(self, index: int, tries: int = 10) -> None:
-        """Bring ◀ n/m ▶ of message `index` on screen: an answer taller than the pane opens at its top, which
-        left the marker (at its end) below the fold, so the user could not tell which alternative was shown."""
-        from visindigo.tui.chat.message_view import AlternativeSwitch  # Markdown's module: not on the start-up path
-
-        view = self.view_for(index)
-        switches = view.query(AlternativeSwitch) if view is not None else None
-        if not switches:
-            return
-        switch = switches.first()
-        if not switch.region.area:  # not laid out yet (the pane was just filled): after the next refresh
-            if tries > 0:
-                self.call_after_refresh(self._reveal_alternatives, index, tries - 1)
-            return
-        if self.region.contains_region(switch.region):
-            return
-        self.anchor(False)  # the pane stuck to the end of the dialog would scroll straight back
-        # the marker on the pane's last line, under the end of the answer it belongs to
-        content_y = switch.region.y - self.region.y + self.scroll_y
-        self.scroll_to(y=max(0, content_y - self.scrollable_content_region.height + 1), animate=False, immediate=True)
+        self.call_after_refresh(self.reveal_alternatives, index)
 
     def action_toggle_tool(self) -> None:
         if (view := self._target()) is not None:

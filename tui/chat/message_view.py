@@ -7,8 +7,8 @@ with the call's name, arguments, result, duration and error state. Everything sh
 sequences to the terminal nor be read as Textual markup.
 
 A streaming reply is a view without an index yet: text arrives through `write`, once per frame (the pane's frame
-timer batches it, so Textual's `MarkdownStream` would add nothing but a task), and `finish` binds it to the
-message the dialog appended and shows its final render.
+timer batches it), into a `LiveMarkdown` whose growing end its `StreamTail` draws; `finish` binds the view to
+the message the dialog appended and shows its final render.
 """
 
 from __future__ import annotations
@@ -19,77 +19,19 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
-from textual.events import Click
 from textual.message import Message as TextualMessage
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from visindigo.engine import Message, Role
 from visindigo.tui.chat.attachments.lines import attachment_widgets
-from visindigo.tui.chat.long_text import FOLD_LIMIT, MARKDOWN_LIMIT, FoldNote, LongText, fold
 from visindigo.tui.chat.markdown.live_markdown import LiveMarkdown
-from visindigo.tui.chat.tool_block import call_signature, tool_block
+from visindigo.tui.chat.markdown.long_text import FOLD_LIMIT, MARKDOWN_LIMIT, FoldNote, LongText, fold_middle
+from visindigo.tui.chat.message_meta import GUTTER, AlternativeSwitch, cut_short, status_text
+from visindigo.tui.chat.tool_block import call_lines, tool_block
 from visindigo.tui.common.sanitize import StreamCleaner, clean
-from visindigo.tui.workbench.context import context_marks
 
-#: Tool calls of one reply listed under it; the rest are counted.
-CALLS_SHOWN = 12
-
-GUTTER = {
-    Role.USER: "you",
-    Role.PROMPT: "tpl",
-    Role.ASSISTANT: "ai",
-    Role.TOOL: "⚙",
-    Role.SYSTEM: "sys",
-}
-
-
-#: How an answer the provider stopped early is marked, by the provider's finish reason (OpenAI's and
-#: Anthropic's names); an ordinary stop ("stop", "end_turn", "tool_calls", ...) shows nothing.
-CUT_SHORT = {
-    "length": "cut short: output limit reached",
-    "max_tokens": "cut short: output limit reached",
-    "model_context_window_exceeded": "cut short: context window full",
-    "content_filter": "stopped by a content filter",
-    "refusal": "stopped: the model refused (content filter)",
-}
-
-
-class AlternativeSwitch(Horizontal):
-    """◀ n/m ▶ : steps through the dialogs that part from this one at this message."""
-
-    DEFAULT_CSS = """
-    AlternativeSwitch {
-        width: auto;
-        height: 1;
-    }
-    AlternativeSwitch > Static {
-        width: auto;
-        color: $text-accent;
-    }
-    AlternativeSwitch > .arrow:hover {
-        text-style: reverse;
-    }
-    """
-
-    def __init__(self, position: int, total: int) -> None:
-        super().__init__()
-        self.position = position
-        self.total = total
-
-    def compose(self) -> ComposeResult:
-        yield Static(Content("◀"), classes="arrow previous")
-        yield Static(Content(f" {self.position}/{self.total} "), classes="count")
-        yield Static(Content("▶"), classes="arrow next")
-
-    def on_click(self, event: Click) -> None:
-        widget = event.widget
-        if widget is None or not widget.has_class("arrow"):
-            return
-        event.stop()
-        view = next((a for a in self.ancestors if isinstance(a, MessageView)), None)
-        if view is not None:
-            view.post_message(MessageView.StepAlternative(view, -1 if widget.has_class("previous") else 1))
+__all__ = ["AlternativeSwitch", "MessageView"]
 
 
 class MessageView(Widget):
@@ -120,54 +62,23 @@ class MessageView(Widget):
     MessageView.-cursor > .gutter:nocolor {
         text-style: bold reverse;  /* NO_COLOR: the cursor shows without a colour */
     }
-    MessageView > .main {
-        width: 1fr;
-        height: auto;
-    }
-    MessageView .plain {
-        width: 1fr;
-    }
-    MessageView Markdown {
-        margin: 0;
-        padding: 0;
-        background: transparent;
-    }
-
+    MessageView > .main { width: 1fr; height: auto; }
+    MessageView .plain { width: 1fr; }
+    MessageView Markdown { margin: 0; padding: 0; background: transparent; }
     MessageView .meta {
         height: 1;
         width: 1fr;
         color: $text-muted;
         display: none;
     }
-    MessageView .meta.-shown {
-        display: block;
-    }
-    MessageView .meta > .status {
-        width: 1fr;
-    }
+    MessageView .meta.-shown { display: block; }
+    MessageView .meta > .status { width: 1fr; }
     MessageView.-interrupted .status, MessageView.-failed .status, MessageView.-cut-short .status {
         color: $text-warning;
     }
-    MessageView Collapsible {
-        background: transparent;
-        border-top: none;
-        padding: 0;
-    }
-    MessageView CollapsibleTitle, MessageView .calls {
+    MessageView .calls {
         text-wrap: nowrap;
-        text-overflow: ellipsis;  /* a tool line cut at the pane's edge ends in …, never looks whole */
-    }
-    MessageView CollapsibleTitle {
-        width: 100%;
-    }
-    MessageView Collapsible.-error CollapsibleTitle {
-        color: $text-error;
-    }
-    MessageView Collapsible.-running CollapsibleTitle {
-        color: $text-accent;
-    }
-    MessageView Collapsible Contents {
-        padding: 0 0 0 2;
+        text-overflow: ellipsis;  /* a call's line cut at the pane's edge ends in …, never looks whole */
     }
     """
 
@@ -191,7 +102,7 @@ class MessageView(Widget):
         self.streaming = streaming
         #: For a tool result: the id of the call (a block may exist before its message does).
         self.call_id = message.tool_call_id
-        #: The Markdown the reply streams into, while it streams.
+        #: The Markdown the reply streams into (its growing end drawn by its `StreamTail`), while it streams.
         self._stream: LiveMarkdown | None = None
         self._cleaner: StreamCleaner | None = None
         self._alternatives: tuple[int, int] | None = None
@@ -214,24 +125,19 @@ class MessageView(Widget):
         message = self.message
         if message.role is Role.ASSISTANT:
             if message.content or self.streaming or not message.tool_calls:
-                text, hidden = self._shown(message.content)
+                text, hidden, end = self._shown(message.content)
                 if self._unfolded and len(text) > FOLD_LIMIT:
                     yield LongText(text, markdown=len(text) <= MARKDOWN_LIMIT, classes="body")
                 else:
                     yield LiveMarkdown(text, live=self.streaming, classes="body")
                 if hidden:
                     yield FoldNote(hidden)
-            calls = message.parsed_tool_calls()
-            for call in calls[:CALLS_SHOWN]:
-                function = call.get("function") or {}
-                signature = call_signature(str(function.get("name", "?")), function.get("arguments") or "")
-                yield Static(Content.assemble(("→ ", "dim"), signature), classes="plain calls")
-            if len(calls) > CALLS_SHOWN:
-                yield Static(Content(f"→ … and {len(calls) - CALLS_SHOWN:,} more calls"), classes="plain calls")
+                    yield LiveMarkdown(end, classes="body end")
+            yield from call_lines(message)
         elif message.role is Role.TOOL:
             yield tool_block(self.message, self._tool_state)
         else:
-            text, hidden = self._shown(message.content)
+            text, hidden, end = self._shown(message.content)
             if message.role is Role.PROMPT and message.name:
                 text = f"[{clean(message.name)}]\n{text}"
             if len(text) > FOLD_LIMIT:
@@ -240,15 +146,17 @@ class MessageView(Widget):
                 yield Static(Content(text), classes="plain body")
             if hidden:
                 yield FoldNote(hidden)
+                yield Static(Content(end), classes="plain body end")
             if message.attachments:
                 yield from attachment_widgets(message)
 
-    def _shown(self, content: str) -> tuple[str, int]:
-        """The cleaned text to show and how many characters are folded away (0 once unfolded)."""
+    def _shown(self, content: str) -> tuple[str, int, str]:
+        """The cleaned text to show, how many characters are folded away after it (0 once unfolded) and the
+        end shown under the fold (see `long_text.fold_middle`)."""
         if self._unfolded or len(content) <= FOLD_LIMIT:
-            return clean(content), 0
-        head, hidden = fold(content)
-        return clean(head), hidden
+            return clean(content), 0, ""
+        head, hidden, end = fold_middle(content)
+        return clean(head), hidden, clean(end)
 
     @property
     def folds(self) -> bool:
@@ -260,40 +168,20 @@ class MessageView(Widget):
 
     # --- state shown in the meta line --------------------------------------------------------------------
 
-    def _cut_short(self) -> str:
-        """Why the provider stopped this answer early ("" for an answer that ended normally)."""
-        if self.message.role is not Role.ASSISTANT:
-            return ""
-        return CUT_SHORT.get(str(self.message.meta.get("finish_reason", "")), "")
-
     def _set_status_classes(self) -> None:
         status = self.message.meta.get("status", "")
         self.set_class(status == "interrupted", "-interrupted")
         self.set_class(status == "incomplete", "-failed")
-        self.set_class(bool(self._cut_short()), "-cut-short")
+        self.set_class(bool(cut_short(self.message)), "-cut-short")
         # (no class marks a streaming view: a class change restyles every block of the message, which was most
         # of the final render's cost)
-
-    def _status_text(self) -> str:
-        parts = []
-        if self.streaming:
-            parts.append("streaming…")
-        status = self.message.meta.get("status", "")
-        if status == "interrupted":
-            parts.append("interrupted")
-        elif status == "incomplete":
-            parts.append("incomplete")
-        if cut := self._cut_short():
-            parts.append(cut)
-        parts += context_marks(self.message)  # pinned; a compaction summary and what it replaced
-        return " · ".join(parts)
 
     def _refresh_meta(self) -> None:
         try:
             meta = self.query_one(".meta", Horizontal)
         except NoMatches:  # not composed yet: on_mount will do it
             return
-        status = self._status_text()
+        status = status_text(self.message, streaming=self.streaming)
         shown = meta.query(".status")
         if not shown:  # the meta line's own children are not mounted yet (it can lag the view's mount): once they are
             self.call_after_refresh(self._refresh_meta)
@@ -355,7 +243,7 @@ class MessageView(Widget):
             head = text[: FOLD_LIMIT - shown]
             self.message.content += head
             if head:
-                await self._stream.stream_append(head)
+                await self._stream.stream(head)
         if self._received > FOLD_LIMIT:
             hidden = self._received - len(self.message.content)
             notes = self.query(FoldNote)
@@ -364,31 +252,21 @@ class MessageView(Widget):
             else:
                 await self.query_one(".main", Vertical).mount(FoldNote(hidden, receiving=True), before=".meta")
 
-    def streamed_lines(self) -> tuple[int, int]:
-        """(lines the streamed text takes, lines its Markdown widget occupies including reserved room)."""
-        markdown = self.query_one(Markdown)
-        blocks = list(markdown.children)
-        last = blocks[-1] if blocks else None
-        if last is not None and last.region and markdown.region:
-            # (from where the last block ends: the margins between blocks are lines too, and counting only
-            # the blocks' heights left the reserved room short, so the pane grew and scrolled every frame)
-            used = last.region.bottom + last.styles.margin.bottom - markdown.content_region.y
-        else:
-            used = sum(block.outer_size.height + block.styles.margin.height for block in blocks)
-        return used, markdown.outer_size.height
-
-    def reserve_lines(self, lines: int | None) -> None:
-        """Keep the Markdown widget at least `lines` tall (None: as tall as its text).
-
-        The room is on the Markdown widget itself, not on this view: a widget whose size changes is redrawn
-        whole, so the growing text must stay inside a widget whose size does not change from frame to frame.
-        """
-        self.query_one(Markdown).styles.min_height = lines
+    def stream_room(self, rows: int) -> None:
+        """Keep `rows` blank lines under the streaming text (the pane's choice: see `MessageList._reserve_room`)."""
+        if self._stream is not None and (tail := self._stream.tail) is not None:
+            tail.room = rows
 
     async def stop_stream(self) -> None:
-        """Stop taking text (what was written is already drawn: each `write` appends it whole)."""
+        """Stop taking text (what was written is already drawn: each `write` shows it whole)."""
         self._stream = None
         self._cleaner = None
+
+    def bind(self, message: Message, index: int) -> None:
+        """This view now shows message `index` of the dialog (a running tool's block, or a streamed reply)."""
+        self.message = message
+        self.index = index
+        self.call_id = message.tool_call_id or self.call_id
 
     async def finish(self, message: Message, index: int) -> None:
         """Bind the streamed view to the dialog's message and show its final render: the streamed blocks as
@@ -399,29 +277,28 @@ class MessageView(Widget):
         shown: giving the room back moves the whole pane (a full repaint), which held the colours back."""
         await self.stop_stream()
         self.streaming = False
-        self.index = index
-        self.message = message
+        self.bind(message, index)
         self._set_status_classes()
         markdowns = self.query(LiveMarkdown)
         if markdowns and (message.content or not message.tool_calls):
             markdown = markdowns.first()
-            text, hidden = self._shown(message.content)
-            if not hidden and markdown.live and text.startswith(markdown.source) and text != markdown.source:
-                await markdown.stream_append(text[len(markdown.source) :])  # text not flushed yet: no full render
-            if hidden or not markdown.colour_in_place(text, then=self._settle):
+            text, hidden, _end = self._shown(message.content)
+            in_place = False
+            if markdown.live:
+                if not hidden and text.startswith(markdown.source) and text != markdown.source:
+                    await markdown.stream(text[len(markdown.source) :])  # text not flushed yet: no full render
+                await markdown.end_stream()
+                in_place = not hidden and markdown.colour_in_place(text, then=self._settle)
+            if not in_place:
                 self._settle()
                 markdown.live = False
                 await markdown.update(text)
-            await self.query(".calls, FoldNote").remove()
-            if hidden:
-                await self.query_one(".main", Vertical).mount(FoldNote(hidden), before=".meta")
+            await self.query(".calls, FoldNote, .end").remove()
             main = self.query_one(".main", Vertical)
             meta = main.query_one(".meta")
-            widgets = [w for w in self._compose_body() if not isinstance(w, Markdown)]
-            if widgets:
-                await main.mount_all(widgets, before=meta)
+            widgets = [w for w in self._compose_body() if not (w.has_class("body") and not w.has_class("end"))]
+            await main.mount_all(widgets, before=meta)
         else:
-            self.reserve_lines(None)
             await self.recompose_body()
             self._refresh_meta()
 
@@ -430,9 +307,8 @@ class MessageView(Widget):
         if not self.is_attached or self.streaming:
             return
         for markdown in self.query(LiveMarkdown):
-            markdown.styles.min_height = None
-            markdown.settle_tail()
-            _trim_outer_margins(markdown, last=True)  # (a streamed reply's final render posts no new contents)
+            markdown.release_tail()
+            markdown.trim_outer_margins(last=True)  # (a streamed reply's final render posts no new contents)
         self._refresh_meta()
 
     async def abandon(self) -> None:
@@ -452,11 +328,12 @@ class MessageView(Widget):
         self._refresh_meta()
 
     async def update_message(self, message: Message) -> None:
-        self.message = message
-        self.call_id = message.tool_call_id or self.call_id
+        self.message, self.call_id = message, message.tool_call_id or self.call_id
         await self.recompose_body()
 
-    # --- tool calls ----------------------------------------------------------------------------------------
+    def on_alternative_switch_clicked(self, event: AlternativeSwitch.Clicked) -> None:
+        event.stop()
+        self.post_message(self.StepAlternative(self, event.step))
 
     async def set_tool_state(self, **state: Any) -> None:
         """Update a tool block: name, arguments, running, result, is_error, duration."""
@@ -468,8 +345,6 @@ class MessageView(Widget):
         await self.recompose_body()
         for block in self.query(Collapsible):
             block.collapsed = collapsed
-
-    # --- actions ---------------------------------------------------------------------------------------------
 
     def copy_text(self) -> str:
         """The text copying this message gives (tool results: the result; calls: their JSON)."""
@@ -488,7 +363,9 @@ class MessageView(Widget):
         every block of the message each time one is mounted, which is most of the cost of a stream.
         """
         event.stop()
-        _trim_outer_margins(event.markdown, last=not self.streaming)
+        if isinstance(markdown := event.markdown, LiveMarkdown):  # (not its last block while its tail still grows)
+            growing = markdown.pending or (markdown.tail is not None and markdown.tail.source)
+            markdown.trim_outer_margins(last=not self.streaming and not growing)
 
     async def toggle_fold(self) -> bool:
         """Show all of a folded message, or fold it again; False when it is not long enough to fold."""
@@ -516,14 +393,3 @@ class MessageView(Widget):
         select = getattr(pane, "select_view", None)
         if callable(select):
             select(self)
-
-
-def _trim_outer_margins(markdown: Markdown, *, last: bool) -> None:
-    """No margin above the first block of a message, and (`last`) none under its last one."""
-    blocks = markdown.children
-    if blocks:
-        _top, right, bottom, left = blocks[0].styles.margin  # (textual-speedups' Spacing cannot be sliced)
-        blocks[0].styles.margin = (0, right, bottom, left)
-        if last:
-            top, right, _bottom, left = blocks[-1].styles.margin
-            blocks[-1].styles.margin = (top, right, 0, left)

@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from visindigo.engine import Dialog, Role
-from visindigo.tui.chat.long_text import FOLD_LIMIT, LongText, fold
+from visindigo.tui.chat.markdown.long_text import FOLD_LIMIT, LongText, fold
 from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.common.sanitize import StreamCleaner, clean
 from visindigo.tui.workbench import RunState

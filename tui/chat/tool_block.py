@@ -18,6 +18,8 @@ from visindigo.tui.common.sanitize import clean
 TOOL_TEXT_LIMIT = 20_000
 #: Characters of a tool call summary in the block's title line.
 SUMMARY_LIMIT = 60
+#: Tool calls of one reply listed under it; the rest are counted.
+CALLS_SHOWN = 12
 
 
 def clip(text: str, limit: int) -> str:
@@ -83,6 +85,19 @@ def call_signature(name: str, arguments: dict[str, Any] | str) -> str:
     return f"{clean(name)}({one_line(inner, 40)})"
 
 
+def call_lines(message: Message) -> list[Static]:
+    """The lines under a reply naming the tool calls it asked for (`CALLS_SHOWN` of them, the rest counted)."""
+    calls = message.parsed_tool_calls()
+    lines = []
+    for call in calls[:CALLS_SHOWN]:
+        function = call.get("function") or {}
+        signature = call_signature(str(function.get("name", "?")), function.get("arguments") or "")
+        lines.append(Static(Content.assemble(("→ ", "dim"), signature), classes="plain calls"))
+    if len(calls) > CALLS_SHOWN:
+        lines.append(Static(Content(f"→ … and {len(calls) - CALLS_SHOWN:,} more calls"), classes="plain calls"))
+    return lines
+
+
 class ToolBody(Vertical):
     """Arguments and result of a tool call, inside the collapsible block."""
 
@@ -93,9 +108,39 @@ class ToolBody(Vertical):
     """
 
 
-def tool_block(message: Message, state: dict[str, Any]) -> Collapsible:
-    """The collapsible block of a tool call: its signature, duration and result (or "running…") as the title, the
-    arguments and the result inside. `state` holds what the live run knows and the stored message does not."""
+class ToolBlock(Collapsible):
+    """The collapsible block of a tool call, as a message view shows it."""
+
+    SCOPED_CSS = False
+    DEFAULT_CSS = """
+    MessageView Collapsible {
+        background: transparent;
+        border-top: none;
+        padding: 0;
+    }
+    MessageView CollapsibleTitle {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;  /* a tool line cut at the pane's edge ends in …, never looks whole */
+    }
+    MessageView CollapsibleTitle {
+        width: 100%;
+    }
+    MessageView Collapsible.-error CollapsibleTitle {
+        color: $text-error;
+    }
+    MessageView Collapsible.-running CollapsibleTitle {
+        color: $text-accent;
+    }
+    MessageView Collapsible Contents {
+        padding: 0 0 0 2;
+    }
+    """
+
+
+def tool_block(message: Message, state: dict[str, Any]) -> ToolBlock:
+    """The collapsible block of a tool call: its signature, duration and result as the title (while it runs, its
+    progress and then its signature, or its signature and "running…"), the arguments and the result inside.
+    `state` holds what the live run knows and the stored message does not."""
     name = str(state.get("name") or message.name or message.meta.get("function_id") or "tool")
     arguments = state.get("arguments", message.meta.get("arguments", ""))
     running = bool(state.get("running"))
@@ -105,12 +150,14 @@ def tool_block(message: Message, state: dict[str, Any]) -> Collapsible:
     if message.meta.get("over_cap"):
         name = "not run"
         arguments = "over the max_tool_calls cap: these calls and the ones after it got that as their result"
-    if running:
-        tail = str(state.get("progress") or "running…")
+    if running and state.get("progress"):  # first: a long signature cut at the pane's edge must not hide the bar
+        title = Content.assemble(str(state["progress"]), ("  ", ""), call_signature(name, arguments))
+    elif running:
+        title = Content.assemble(call_signature(name, arguments), ("  ", ""), "running…")
     else:  # the duration before the result, so a long result cut off at the edge does not hide it
         took = format_duration(duration)
         tail = (f"{took}  " if took else "") + ("✗ " if is_error else "→ ") + one_line(str(result), 40)
-    title = Content.assemble(call_signature(name, arguments), ("  ", ""), tail)
+        title = Content.assemble(call_signature(name, arguments), ("  ", ""), tail)
     body = ToolBody(
         Static(Content("arguments"), classes="label"),
         Static(Content(clip(format_arguments(arguments), TOOL_TEXT_LIMIT)), classes="code"),
@@ -118,5 +165,5 @@ def tool_block(message: Message, state: dict[str, Any]) -> Collapsible:
         Static(Content(clip(clean(str(result)), TOOL_TEXT_LIMIT) or "(empty)"), classes="code"),
     )
     classes = "-error" if is_error else ("-running" if running else "")
-    block = Collapsible(body, title=title, collapsed=True, classes=classes)  # type: ignore[arg-type]
+    block = ToolBlock(body, title=title, collapsed=True, classes=classes)  # type: ignore[arg-type]
     return block

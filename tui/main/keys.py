@@ -147,11 +147,13 @@ def palette_commands(
     for n in range(1, min(9, len(code_blocks(cursor.message.content))) + 1):
         commands.append((f"Copy code block {n} of message {number}", f"key {n}", partial(pane.action_copy_code, n)))
     commands.append((f"Pin message {number}", "Kept word for word through compactions; again unpins (p)",
-                     pane.action_pin))  # fmt: skip
+                     partial(pane.action_context, "pin")))  # fmt: skip
     if "usage" in cursor.message.meta:
-        commands.append((f"Tokens and cost of message {number}", "In, cache, out, cost (i)", pane.action_details))
+        details = partial(pane.action_context, "details")
+        commands.append((f"Tokens and cost of message {number}", "In, cache, out, cost (i)", details))
     if "compaction" in cursor.message.meta:
-        commands.append((f"What summary {number} replaced", "Show in the parent, put back (l)", pane.action_ledger))
+        ledger = partial(pane.action_context, "ledger")
+        commands.append((f"What summary {number} replaced", "Show in the parent, put back (l)", ledger))
     if cursor.message.role in (Role.USER, Role.PROMPT):
         commands.append((f"Edit message {number}", "In a new branch (e)", pane.action_edit))
     else:

@@ -7,7 +7,16 @@ from textual.widgets import Markdown
 
 from tests.tui.helpers import answer, main_screen, make_app, make_center, seeded_dialog, settle, type_text
 from visindigo.engine import Message, Role
-from visindigo.tui.chat.long_text import FOLD_LIMIT, FoldNote, LongText, WrappedText, fold, markdown_parts, wrap_lines
+from visindigo.tui.chat.markdown.long_text import (
+    FOLD_LIMIT,
+    FoldNote,
+    LongText,
+    WrappedText,
+    fold,
+    fold_middle,
+    markdown_parts,
+    wrap_lines,
+)
 from visindigo.tui.chat.message_view import MessageView
 
 BIG = "A line of a very long answer, repeated until it is a megabyte long.\n" * 15_000  # ~1 MB: parts, not Markdown
@@ -46,7 +55,8 @@ async def test_a_megabyte_message_opens_folded_and_enter_shows_all_of_it() -> No
         view = next(v for v in screen.pane.query(MessageView) if v.index == 1)
         assert len(view.query_one(Markdown).source) <= FOLD_LIMIT
         [note] = view.query(FoldNote)
-        assert f"{len(BIG) - len(fold(BIG)[0]):,} more characters folded" in str(note.render())
+        head, hidden, end = fold_middle(BIG)  # (issue 25 §13: the middle is folded, the end shown under the note)
+        assert hidden == len(BIG) - len(head) - len(end) and f"{hidden:,} more characters folded" in str(note.render())
         assert len(view.copy_text()) >= len(BIG) - 2  # copying takes all of it
         screen.pane.select_view(view)
         screen.pane.focus()

@@ -75,8 +75,9 @@ async def test_two_panes_on_two_running_dialogs_both_stream_live() -> None:
         assert _source(app.right) == "right question: first part. "
         assert app.left.streaming_view is not None and app.left.streaming_view.index is None
         # one frame timer each, at the pane's own rate
-        assert app.left._frame is not None and app.right._frame is not None and app.left._frame is not app.right._frame
-        assert (app.left.fps, app.right.fps) == (20, 10)
+        left, right = app.left.frames.timer, app.right.frames.timer
+        assert left is not None and right is not None and left is not right
+        assert (app.left.frames.fps, app.right.frames.fps) == (20, 10)
         await app.workers.wait_for_complete()
         await pilot.pause()
         for pane, dialog, side in ((app.left, app.left_dialog, "left"), (app.right, app.right_dialog, "right")):

@@ -14,13 +14,12 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Label, Static
-from textual.widgets._markdown import MarkdownParagraph
 
 from tests.tui.helpers import make_center, seeded_dialog, wait_until
 from visindigo.engine import Message, Role
 from visindigo.tui import platform
 from visindigo.tui.chat.markdown.live_markdown import LiveMarkdown, PlainFence
-from visindigo.tui.chat.markdown.stream_tail import TAIL_STEP
+from visindigo.tui.chat.markdown.stream_tail import TAIL_STEP, StreamTail
 from visindigo.tui.chat.message_list import MessageList
 from visindigo.tui.chat.message_view import MessageView
 from visindigo.tui.workbench import RunState
@@ -66,21 +65,29 @@ def layouts(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
 async def _frame(pilot: Any, stream: tuple[MessageList, RunState, MessageView], text: str, layouts: list[int]) -> int:
     """Flush one frame's text as the pane's frame timer does, and run the screen's updates until none is
-    pending; the layouts it took, negative for a frame in which the pane renewed the room it keeps under the
-    reply (every half pane: that frame also scrolls the pane, and a scrolling container's new virtual size is a
-    layout of its own in Textual)."""
+    pending; the layouts it took, negative for a frame in which the pane scrolls: the room kept under the reply
+    was renewed (every half pane), or the reply grew past the pane's bottom (a scrolling container's new virtual
+    size, and a scrollbar that appears, are layouts of their own in Textual)."""
     messages, run, view = stream
     before = len(layouts)
-    room = view.query_one(LiveMarkdown).styles.min_height
+    tail = view.query_one(StreamTail)
+    room = tail.reserved - tail.text_lines
+    scroll = messages.max_scroll_y
     run.text_parts.append(text)
     await messages.flush(run)
     for _ in range(3):  # the frame's own update, and any second pass it asks for
         await pilot.pause()
         screen = pilot.app.screen
         screen._on_timer_update()  # (what the screen's update timer does, run now rather than raced)
-    if view.query_one(LiveMarkdown).styles.min_height != room:
+    if tail.reserved - tail.text_lines > room or messages.max_scroll_y != scroll:
         return -(len(layouts) - before)  # the pane renewed the room under the reply: it scrolls once (see below)
     return len(layouts) - before
+
+
+def _tail_text(view: MessageView) -> str:
+    """What the growing end of the reply shows, as the screen would draw it."""
+    tail = view.query_one(StreamTail)
+    return "\n".join(tail.render_line(y).text for y in range(tail.text_lines))
 
 
 def _words(seed: int, count: int) -> str:
@@ -99,10 +106,9 @@ async def test_a_streaming_paragraph_is_laid_out_at_most_once_per_frame_and_most
         assert max(per_frame) <= 1 and min(per_frame) >= -3 and sum(n < 0 for n in per_frame) <= 2, str(per_frame)
         # ~40 characters a frame at ~96 columns: the paragraph outgrows its reserved room every few frames only
         assert per_frame.count(0) >= len(per_frame) * 2 // 3, per_frame
-        paragraph = view.query(MarkdownParagraph).last()
-        assert paragraph.styles.min_height is not None  # the growing end has room reserved under its text
-        shown = "\n".join(line.text for line in paragraph.render_lines(paragraph.region.reset_offset))
-        assert _words(39, 6).strip() in " ".join(shown.split())  # and the last frame's words are drawn
+        tail = view.query_one(StreamTail)
+        assert tail.reserved > tail.text_lines  # the growing end has room reserved under its text
+        assert _words(39, 6).strip() in " ".join(_tail_text(view).split())  # and the last frame's words are drawn
 
 
 async def test_a_new_block_costs_one_layout_however_many_blocks_are_settled(layouts: list[int]) -> None:
@@ -131,8 +137,7 @@ async def test_a_growing_code_block_is_repainted_in_its_room_without_layouts(lay
         assert max(per_line) <= 1 and min(per_line) >= -3, str(per_line)
         # a layout only when the code outgrows the TAIL_STEP lines reserved (the first line too: a new block)
         assert sum(abs(n) for n in per_line) <= 24 // TAIL_STEP + 4, str(per_line)
-        label = view.query_one(PlainFence).query_one("#code-content", Label)
-        assert "value_23 = 23" in label.content.plain
+        assert "value_23 = 23" in _tail_text(view)
 
 
 GROWING = [
@@ -180,9 +185,9 @@ async def test_a_growing_block_repaints_only_its_new_lines_and_shows_what_a_full
                 await pilot.pause()
             run.text_parts.append(piece)
             await messages.flush(run)
-            labels = view.query("#code-content")
-            if labels and piece.startswith("value_") and labels.first().size:
-                code_repaints.append(sum(region.height for region in labels.first()._repaint_regions))
+            tail = view.query_one(StreamTail)
+            if piece.startswith("value_") and tail.size:
+                code_repaints.append(sum(region.height for region in tail._repaint_regions))
             for _ in range(3):
                 await pilot.pause()
                 app.screen._on_timer_update()
@@ -223,6 +228,8 @@ def _shape(widget: Any) -> list[tuple[str, str]]:
     """What a Markdown widget shows, block by block: each descendant's type and text."""
     shape = []
     for node in widget.query("*"):
+        if isinstance(node, StreamTail):  # (the growing end, while a reply streams)
+            continue
         content = getattr(node, "_content", None)
         shape.append((type(node).__name__, content.plain if content is not None else ""))
     return shape
@@ -243,6 +250,7 @@ async def test_a_growing_list_grows_in_place_and_ends_as_its_full_parse(layouts:
             app.screen._on_timer_update()
             assert _screen(app) == drawn, f"after {piece!r} the screen showed stale lines"
         streamed = view.query_one(LiveMarkdown)
+        await streamed.end_stream()  # (the reply complete: its growing end settles too)
         fresh = LiveMarkdown(streamed.source, live=True)
         await app.query_one(MessageList).mount(fresh)
         await pilot.pause()
@@ -253,19 +261,21 @@ async def test_a_growing_list_grows_in_place_and_ends_as_its_full_parse(layouts:
 
 
 REPLY = "Some text.\n\n```python\ndef f(value):\n    return value + 1\n```\n"
+#: A reply whose code block is finished while it streams (the paragraph after it begins).
+CODE_THEN_TEXT = REPLY + "\nAnd a last line."
 
 
 async def test_the_final_render_shows_the_streamed_text_at_once_and_colours_it_after() -> None:
     app = Host()
     async with app.run_test(size=(100, 40)) as pilot:
         _messages, _run, view = await app.open()
-        for piece in (REPLY[:14], REPLY[14:40], REPLY[40:]):
+        for piece in (REPLY[:14], REPLY[14:40], REPLY[40:], CODE_THEN_TEXT[len(REPLY) :]):
             await view.write(piece)
         await pilot.pause()
         fence = view.query_one(PlainFence)
         label = fence.query_one("#code-content", Label)
         streamed = label.content.plain
-        await view.finish(Message(Role.ASSISTANT, REPLY), 0)
+        await view.finish(Message(Role.ASSISTANT, CODE_THEN_TEXT), 0)
         # finish returned: the streamed blocks stay, the code still plain (its colours are made in a thread)
         assert view.query_one(PlainFence) is fence and not label.content.spans
         assert label.content.plain == streamed
@@ -274,9 +284,7 @@ async def test_the_final_render_shows_the_streamed_text_at_once_and_colours_it_a
         assert fence.coloured
         # then (not before: it moves the pane) the room kept for more text goes, and "streaming…" with it
         markdown = view.query_one(LiveMarkdown)
-        assert await wait_until(
-            pilot, lambda: markdown.styles.min_height is None and label.styles.inline.min_height is None, seconds=30
-        )
+        assert await wait_until(pilot, lambda: not markdown.query(StreamTail), seconds=30)
         assert "streaming" not in str(view.query_one(".status", Static).content)
 
 
@@ -308,7 +316,7 @@ async def test_a_finished_reply_leaves_no_blank_line_under_its_last_block() -> N
         await pilot.pause()
         await view.finish(Message(Role.ASSISTANT, text), 0)
         markdown = view.query_one(LiveMarkdown)
-        assert await wait_until(pilot, lambda: markdown.styles.min_height is None, seconds=30)
+        assert await wait_until(pilot, lambda: not markdown.query(StreamTail), seconds=30)
         await pilot.pause()
         [paragraph] = markdown.children
         assert paragraph.styles.margin.bottom == 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 from textual import events
 
 from tests.tui.helpers import main_screen, make_app, make_center, seeded_dialog, settle
-from visindigo.tui.chat.long_text import LongText
+from visindigo.tui.chat.markdown.long_text import LongText
 from visindigo.tui.chat.message_view import MessageView
 
 BIG = "A line of a very long answer, repeated until it is a megabyte long.\n" * 15_000

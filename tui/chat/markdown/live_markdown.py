@@ -1,12 +1,11 @@
 """Markdown that streams cheaply: code blocks stay plain until the reply is complete.
 
-A widget whose content changes is redrawn whole, and a code block grows a line at a time, so while a reply
-streams its code block is redrawn once per frame. With syntax colours that is several escape sequences per
-token on every line (a 30-line block is ~18 KB per frame at 120 columns); without them it is a few bytes per
-line. When the reply is complete its code blocks are coloured in place, the colours made in a thread (the
+While a reply streams, its finished blocks are appended here with Textual's own `Markdown.append` (the block
+still growing is drawn by `stream_tail.StreamTail`, see `reply_stream`). Its code blocks stay without syntax
+colours until the reply is complete: colouring is the slow part of a code block (the first use of a lexer
+imports and compiles it), and the final render then colours them in place, the colours made in a thread (the
 highlighter of each language loaded in the background while its first block streams), so the last frame shows
-the text at once and the colours follow without moving anything. Each frame's text goes in through
-`stream_append`, which lays out at most once (see `stream_tail`).
+the text at once and the colours follow without moving anything.
 """
 
 from __future__ import annotations
@@ -14,46 +13,20 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import cast
 
 from textual import work
+from textual.app import ComposeResult
 from textual.content import Content
-from textual.widgets import Label, Markdown
-from textual.widgets._markdown import MarkdownHeader  # (not exported; the class Textual's own append checks)
+from textual.visual import VisualType
+from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
-from visindigo.tui.chat.markdown.stream_tail import grow_in_place, settle, without_pending_layout
+from visindigo.tui.chat.markdown.parser import keeping_line_breaks
+from visindigo.tui.chat.markdown.stream_tail import StreamTail
+from visindigo.tui.chat.markdown.tail_pieces import split_settled
 
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-    from markdown_it.rules_core import StateCore
-
-
-def keeping_line_breaks() -> MarkdownIt:
-    """Textual's parser, with a single line break kept as one, as chat clients show it.
-
-    Markdown joins the lines of a paragraph, so a poem or a "one per line" list from a model read as one
-    paragraph. Only the display changes: the stored text is the model's own, and code blocks and tables hold
-    no soft breaks, so they stay as they were. (markdown-it's `breaks` option only changes its HTML output;
-    Textual reads the tokens, so the soft breaks become hard ones here.)
-    """
-    global _parser
-    if _parser is None:  # made once: Textual asks for a parser on every update and every streamed append
-        from markdown_it import MarkdownIt  # on first use: start-up does not need it (tests/test_startup_deferrals)
-
-        _parser = MarkdownIt("gfm-like", {"breaks": True})
-        _parser.core.ruler.push("keep_line_breaks", _soft_breaks_to_hard)
-    return _parser
-
-
-_parser: MarkdownIt | None = None
-
-
-def _soft_breaks_to_hard(state: StateCore) -> None:
-    for token in state.tokens:
-        for child in token.children or ():
-            if child.type == "softbreak":
-                child.type = "hardbreak"
+__all__ = ["LiveMarkdown", "PlainFence", "keeping_line_breaks", "warm_highlighter"]
 
 
 class PlainFence(MarkdownFence):
@@ -79,10 +52,7 @@ class PlainFence(MarkdownFence):
     def show_coloured(self, content: Content) -> None:
         """Show `content`, the same lines coloured: nothing moves, so no layout."""
         self.coloured = True
-        self._highlighted_code = content
-        self._content = content
-        for label in self.query("#code-content").results(Label):
-            label.update(content, layout=False)
+        self.set_content(content)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()  # (a MarkdownFence re-highlights here, which for this class is plain)
@@ -117,61 +87,82 @@ class LiveMarkdown(Markdown):
     LiveMarkdown PlainFence {
         color: $text-muted;
     }
-    LiveMarkdown PlainFence > Label {
-        min-width: 100%;  /* a code line growing within the block's width needs no layout (see stream_tail) */
-    }
     """
 
     def __init__(self, markdown: str | None = None, *, live: bool = False, classes: str | None = None) -> None:
         super().__init__(markdown, open_links=False, classes=classes, parser_factory=keeping_line_breaks)
         self.live = live
+        #: Streamed text not given to Textual's Markdown yet: the block still growing, drawn by the tail.
+        self.pending = ""
 
-    async def stream_append(self, fragment: str) -> None:
-        """One frame's worth of streamed text, with at most one layout (`Markdown.append` made two, and one on
-        every frame): the last block grows in place when it can (see `stream_tail`), and the blocks that the
-        new text starts are mounted in the same batch, the room reserved under the old last block going."""
-        parser = keeping_line_breaks()
-        self._markdown = self.source + fragment
-        unparsed = "".join(self._markdown.splitlines(keepends=True)[self._last_parsed_line :])
-        async with self.lock:
-            tokens = parser.parse(unparsed)
-            existing = [child for child in self.children if isinstance(child, MarkdownBlock)]
-            start_line = self._last_parsed_line
-            for token in reversed(tokens):
-                if token.map is not None and token.level == 0:
-                    self._last_parsed_line += token.map[0]
-                    break
-            new_blocks = list(self._parse_markdown(tokens))
-            for block in new_blocks:
-                start, end = block.source_range
-                block.source_range = (start + start_line, end + start_line)
-            headers = any(isinstance(block, MarkdownHeader) for block in new_blocks)
-            with self.app.batch_update():
-                if existing and new_blocks:
-                    last = existing[-1]
-                    last.source_range = new_blocks[0].source_range
-                    if grow_in_place(last, new_blocks[0]):
-                        new_blocks = new_blocks[1:]
-                    else:
-                        try:
-                            await last._update_from_block(without_pending_layout(new_blocks[0]))
-                        except IndexError:
-                            pass
-                        else:
-                            new_blocks = new_blocks[1:]
-                if new_blocks:
-                    if existing and existing[-1].is_attached:
-                        settle(existing[-1])
-                    await self.mount_all([without_pending_layout(block) for block in new_blocks])
-            if headers:
-                self._table_of_contents = None
-                self.post_message(Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self))
+    def compose(self) -> ComposeResult:
+        if self.live:  # (the blocks are mounted before it: see `stream`)
+            yield StreamTail()
 
-    def settle_tail(self) -> None:
-        """The stream is over: the last block gives back the room reserved for its growth."""
-        blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
+    @property
+    def source(self) -> str:
+        """All the text shown, the growing end that the tail draws included."""
+        return super().source + self.pending
+
+    @property
+    def tail(self) -> StreamTail | None:
+        """The widget drawing the growing end, while the reply streams."""
+        tails = self.query_children(StreamTail)
+        return tails.first() if tails else None
+
+    async def stream(self, text: str) -> None:
+        """Show `text` after what streamed so far: the blocks it finishes go in through Textual's own `append`
+        (once each: what follows a finished block cannot change it), the block still growing to the tail, so a
+        frame that only lengthens that block lays out nothing, and one that finishes a block lays out once."""
+        tail = self.tail
+        settled, growing = split_settled(self.pending + text)
+        if tail is None:  # (not composed yet, or the stream is over: as Textual's own stream would)
+            self.pending = ""
+            await self.append(settled + growing)
+            return
+        if not settled:
+            self.pending = growing
+            tail.show(growing)
+            return
+        self.pending = ""  # (`append` reads `source`, which must hold only what Textual's Markdown has)
+        with self.app.batch_update():
+            await self.append(settled)
+            self.pending = growing
+            self._keep_tail_last(tail)
+            tail.settled(settled, growing)
+
+    async def end_stream(self) -> None:
+        """The reply is complete as streamed: its growing end goes into the Markdown too; the tail stays, blank,
+        keeping its room until `release_tail` (giving the room back moves the pane: a full repaint)."""
+        tail = self.tail
+        rest, self.pending = self.pending, ""
+        with self.app.batch_update():
+            if rest:
+                await self.append(rest)
+            if tail is not None:
+                self._keep_tail_last(tail)
+                tail.settled(rest, "")
+
+    def release_tail(self) -> None:
+        """No more room for streamed text: the tail goes."""
+        if (tail := self.tail) is not None:
+            tail.remove()
+
+    def trim_outer_margins(self, *, last: bool) -> None:
+        """No margin above the first block, and (`last`) none under the last one, so a message's text starts
+        beside its gutter and no blank line is added under it. (Inline styles rather than :first-child /
+        :last-child rules: those make Textual restyle every block each time one is mounted.)"""
+        blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]  # (not the tail)
         if blocks:
-            settle(blocks[-1])
+            _top, right, bottom, left = blocks[0].styles.margin  # (textual-speedups' Spacing cannot be sliced)
+            blocks[0].styles.margin = (0, right, bottom, left)
+            if last:
+                top, right, _bottom, left = blocks[-1].styles.margin
+                blocks[-1].styles.margin = (top, right, 0, left)
+
+    def _keep_tail_last(self, tail: StreamTail) -> None:
+        if self.children and self.children[-1] is not tail:
+            self.move_child(tail, after=self.children[-1])
 
     def colour_in_place(self, markdown: str, then: Callable[[], object] | None = None) -> bool:
         """The final render, when the streamed blocks already are the final ones: colour their code blocks in
@@ -216,6 +207,33 @@ class LiveMarkdown(Markdown):
                 fence.show_coloured(content)
 
     def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
-        if self.live and block_name in ("fence", "code_block"):
-            return PlainFence
-        return super().get_block_class(block_name)
+        if not self.live:
+            return super().get_block_class(block_name)
+        if block_name in ("fence", "code_block"):
+            return quiet(PlainFence)
+        return quiet(super().get_block_class(block_name))
+
+
+def quiet(block_class: type[MarkdownBlock]) -> type[MarkdownBlock]:
+    """`block_class`, made so that the text it is given before it is mounted asks for no layout of its own.
+
+    Textual parses a block and sets its text before mounting it, and setting a widget's text asks for a layout
+    even when it is not mounted yet; the mount then lays it out anyway, and the request left over made a second
+    layout of the screen right after the first, on every frame that finished a block of a streaming reply.
+    (Static.update with `layout=False` until it is mounted: everything else is the block's own.)
+    """
+    made = _quiet.get(block_class)
+    if made is None:
+
+        def update(self: Static, content: VisualType = "", *, layout: bool = True) -> None:
+            block_class.update(self, content, layout=layout and self.is_mounted)
+
+        made = cast(
+            "type[MarkdownBlock]",
+            type(block_class.__name__, (block_class,), {"update": update, "__module__": block_class.__module__}),
+        )
+        _quiet[block_class] = made
+    return made
+
+
+_quiet: dict[type[MarkdownBlock], type[MarkdownBlock]] = {}

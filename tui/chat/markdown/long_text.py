@@ -1,12 +1,13 @@
 """Very long messages: shown folded, and all of it when the user asks.
 
-A 5 MB reply rendered as one Markdown widget took seconds of the event loop (keys echoed 5–8 s late) and
-hundreds of MB (a widget per paragraph). So a message longer than `FOLD_LIMIT` shows its beginning and a note
-saying how much is folded; enter on it shows all: as Markdown mounted in parts of about `PART_SIZE` characters
-(cut between blocks, never inside a code fence), one at a time with the event loop free in between, up to
+A 5 MB reply rendered as one Markdown widget took seconds of the event loop (keys echoed 5–8 s late) and hundreds of
+MB (a widget per paragraph). So a message longer than `FOLD_LIMIT` shows its beginning, a note saying how much is
+folded and its last `END_LIMIT` characters (`fold_middle`: the end of a long reply is usually its conclusion, or the
+last lines of a log); enter on it shows all: as Markdown mounted in parts of about `PART_SIZE` characters (cut
+between blocks, never inside a code fence), one at a time with the event loop free in between, up to
 `MARKDOWN_LIMIT`; beyond that as plain text in `WrappedText`, which wraps the text to the width in a thread and
-draws only the lines on screen (mounting 5 MB as parts of Statics had taken over a minute, keys 0.2–0.9 s
-late meanwhile), keeping memory a small multiple of the text. Copying a message always copies all of it.
+draws only the lines on screen (mounting 5 MB as parts of Statics had taken over a minute, keys 0.2–0.9 s late
+meanwhile), keeping memory a small multiple of the text. Copying a message always copies all of it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from textual.widgets import Static
 
 #: Characters of a message shown before the rest is folded.
 FOLD_LIMIT = 20_000
+#: Characters at the end of a folded message shown under the fold note.
+END_LIMIT = 4_000
 #: Up to this length an unfolded message is Markdown; longer ones are plain text in parts.
 MARKDOWN_LIMIT = 200_000
 #: Characters per part of a long plain text.
@@ -39,6 +42,24 @@ def fold(text: str, limit: int = FOLD_LIMIT) -> tuple[str, int]:
     cut = text.rfind("\n", limit * 4 // 5, limit)
     head = text[: cut if cut > 0 else limit]
     return head, len(text) - len(head)
+
+
+def fold_middle(text: str, limit: int = FOLD_LIMIT, end_limit: int = END_LIMIT) -> tuple[str, int, str]:
+    """`text` folded in the middle: (its beginning, the characters folded between, its end). The end starts at
+    a line start when there is one near `end_limit` from the end, and inside a code block that began before
+    the fold it is reopened as one, so it renders as it would in the whole."""
+    if len(text) <= limit:
+        return text, 0, ""
+    head, _ = fold(text, limit)
+    start = max(len(head), len(text) - end_limit)
+    line = text.find("\n", start, start + end_limit // 5)
+    start = line + 1 if line >= 0 else start
+    if start <= len(head) + 1:  # (hardly longer than the limit: nothing worth a fold between)
+        return text, 0, ""
+    end = text[start:]
+    if sum(1 for line in text[:start].splitlines() if line.lstrip().startswith(("```", "~~~"))) % 2:
+        end = "```\n" + end  # (the end begins inside a code block)
+    return head, start - len(head), end
 
 
 def markdown_parts(text: str, size: int = PART_SIZE) -> list[str]:

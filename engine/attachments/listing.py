@@ -9,7 +9,6 @@ the user meant to paste.
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -71,6 +70,8 @@ def pasted_paths(text: str, start_folder: str | os.PathLike[str]) -> list[str]:
     if not text or len(text) > _MAX_PASTE:
         return []
     try:
+        import shlex  # only a paste needs it: `visindigo ask` imports this module and starts without it
+
         words = shlex.split(text)
     except ValueError:  # an unclosed quote: text
         return []

@@ -61,11 +61,13 @@ def test_keys_answer_and_memory_stays_bounded_while_a_5_mb_reply_streams(tmp_pat
         terminal.type(b"go\r")
         terminal.wait_for("quick brown fox", timeout=60)
         latencies = []
-        terminal.watch("characters folded")
-        while not terminal.seen["characters folded"] and len(latencies) < 40:
+        # the reply's last word, on screen once it arrived: a folded reply shows its end (issue 25 §13), with the
+        # fold line above it in the middle (tests/tui/chat/test_stream_tail.py checks the fold itself)
+        terminal.watch("BIGREPLYEND")
+        while not terminal.seen["BIGREPLYEND"] and len(latencies) < 40:
             latencies.append(probe(terminal, len(latencies)))
             terminal.pump(0.3)
-        terminal.wait_for("characters folded", timeout=180)  # the whole reply arrived, shown folded
+        terminal.wait_for("BIGREPLYEND", timeout=180)
         peak = peak_rss_mb(terminal.process.pid)
     finally:
         terminal.close()

@@ -45,8 +45,8 @@ class StreamTail(Widget):
         & > .s { text-style: strike; }
         &:dark > .code_inline { background: $warning 10%; color: $text-warning 95%; }
         &:light > .code_inline { background: $error 5%; color: $text-error 95%; }
-        & > .code { color: $text-muted; background: black 10%; }
-        &:light > .code { background: white 30%; }
+        & > .code { color: $text-muted; background: $surface-darken-1; }
+        &:light > .code { background: $surface-lighten-1; }
         & > .bullet { color: $text-primary; }
     }
     """

@@ -214,3 +214,43 @@ def test_sigterm_delivered_to_another_thread_still_leaves(start_plain: Start, ll
     assert libc.syscall(_TGKILL[platform.machine()], pid, others[0], signal.SIGTERM) == 0, ctypes.get_errno()
     assert terminal.wait() == 128 + signal.SIGTERM
     assert "Traceback" not in terminal.text
+
+
+def _blocked_signals(pid: int, tid: int) -> int:
+    with open(f"/proc/{pid}/task/{tid}/status") as status:
+        for line in status:
+            if line.startswith("SigBlk:"):
+                return int(line.split()[1], 16)
+    raise AssertionError("no SigBlk line")
+
+
+def test_ctrl_c_goes_to_the_main_thread_whichever_thread_runs(start_plain: Start, llm_server: LLMServer) -> None:
+    """ctrl+c is a SIGINT for the whole process, which the kernel hands to any thread not blocking it; one taken
+    by the engine's thread wakes nobody (seen: a form's ctrl+c unanswered for 30 s under load). Every thread but
+    the main one blocks it, so the kernel always gives it to the main thread's wait."""
+    import os
+    import platform
+    import signal
+
+    import pytest
+
+    if platform.system() != "Linux":
+        pytest.skip("reads /proc")
+    llm_server.queue(openai_stream(["an answer, so the engine's executor threads exist too"]))
+    terminal = start_plain()
+    terminal.prompt()
+    terminal.send("hello")
+    terminal.expect("Answer complete")
+    terminal.prompt()
+    pid = terminal.process.pid
+    tids = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task"))
+    others = [tid for tid in tids if tid != pid]
+    assert others, "the engine runs on a thread of its own"
+    sigint = 1 << (signal.SIGINT - 1)
+    assert not _blocked_signals(pid, pid) & sigint
+    assert all(_blocked_signals(pid, tid) & sigint for tid in others), [hex(_blocked_signals(pid, t)) for t in others]
+    terminal.type(b"/template Tr\t\r")
+    terminal.expect("days [3]: ")
+    terminal.type(b"\x03")
+    assert "The template was not used." in terminal.prompt()
+    assert terminal.finish() == 0

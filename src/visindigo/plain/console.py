@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from visindigo.plain.reader import LineReader
+from visindigo.plain.signals import main_thread_signals
 
 
 @dataclass
@@ -41,7 +42,8 @@ class EngineLoop:
         self.loop = asyncio.new_event_loop()
         self.questions: queue.Queue[object] = queue.Queue()
         self._thread = threading.Thread(target=self.loop.run_forever, name="visindigo-engine", daemon=True)
-        self._thread.start()
+        with main_thread_signals():  # ctrl+c must wake the main thread's read, not this one
+            self._thread.start()
 
     def submit(self, work: Coroutine[Any, Any, Any]) -> concurrent.futures.Future[Any]:
         return asyncio.run_coroutine_threadsafe(work, self.loop)

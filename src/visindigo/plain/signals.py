@@ -7,6 +7,11 @@ interrupts the very system call it waits in. A signal that lands a moment before
 thread, would wait for the next key press — a `kill` seemingly ignored. So every signal is also written to a
 wakeup pipe (`signal.set_wakeup_fd`), and a small thread that reads it sends the signal on to the main thread
 until its handler has run.
+
+ctrl+c is the terminal's SIGINT for the whole process, which the kernel gives to any thread that does not block
+it; taken by the engine's thread, it would wake nobody (the main thread's readline keeps waiting for a key). So
+every thread the plain mode starts is started with SIGINT blocked (`main_thread_signals`): the kernel then
+always hands it to the main thread, inside the wait it interrupts.
 """
 
 from __future__ import annotations
@@ -44,7 +49,8 @@ def leaving_on_signals() -> Iterator[None]:
     forwarder = threading.Thread(
         target=_forward, args=(reading, threading.main_thread(), handled), name="visindigo-signals", daemon=True
     )
-    forwarder.start()
+    with main_thread_signals():
+        forwarder.start()
     try:
         yield
     finally:
@@ -55,6 +61,19 @@ def leaving_on_signals() -> Iterator[None]:
         os.close(writing)  # the forwarder reads the end of the pipe and stops
         forwarder.join(timeout=5)
         os.close(reading)
+
+
+@contextlib.contextmanager
+def main_thread_signals() -> Iterator[None]:
+    """Threads started within inherit a signal mask that blocks SIGINT, so ctrl+c goes to the main thread."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    saved = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, saved)
 
 
 def _forward(reading: int, main: threading.Thread, handled: threading.Event) -> None:

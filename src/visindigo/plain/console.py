@@ -34,6 +34,9 @@ class Question:
 
 _DONE = object()
 
+#: How long the main thread waits for the engine before it looks at signals again, seconds.
+_SIGNAL_CHECK = 0.2
+
 
 class EngineLoop:
     """An asyncio loop in a daemon thread, and the queue of questions it asks the main thread."""
@@ -77,7 +80,11 @@ def wait_for(
     future.add_done_callback(lambda _done: engine.questions.put(_DONE))
     while True:
         try:
-            item = engine.questions.get()
+            # A wait with a timeout, not a block: a ctrl+c whose handler was flagged just before the wait began (or
+            # by another thread) is acted on at the next timeout instead of after the next question or the end.
+            item = engine.questions.get(timeout=_SIGNAL_CHECK)
+        except queue.Empty:
+            continue
         except KeyboardInterrupt:
             if future.done():  # finished meanwhile; the ctrl+c may even have cut `get` after it took the _DONE
                 return future.result()

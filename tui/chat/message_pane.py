@@ -323,7 +323,7 @@ class MessagePane(MessageList, can_focus=True):
             save_copy(self, self.workbench, view.copy_text(), "message", title)
 
     def action_copy_code(self, number: int) -> None:
-        from visindigo.tui.common.clipboard import code_blocks
+        from visindigo.tui.common.copying import code_blocks
 
         view = self._target()
         if view is None or view.index is None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from textual.widget import Widget
 
-from visindigo.tui.common.clipboard import file_stem, save_text
+from visindigo.tui.common.copying import file_stem, save_text
 from visindigo.tui.workbench import Workbench
 
 

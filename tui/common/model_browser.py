@@ -24,6 +24,7 @@ from visindigo.engine.center import Center
 from visindigo.engine.provider import ModelInfo, NoModelAvailable, Provider
 from visindigo.engine.providers.base import ProviderError
 from visindigo.engine.providers.capabilities import sources
+from visindigo.tui.common.cursor_rows import CursorOptionList
 from visindigo.tui.common.modal import ModalFrame, safe, sanitize
 
 ResultT = TypeVar("ResultT")
@@ -181,10 +182,10 @@ class ModelBrowser(ModalFrame[ResultT]):
             frame.border_title = self.TITLE
             frame.border_subtitle = self.KEYS_HINT
             with Horizontal(id="columns"):
-                yield OptionList(*(self._provider_option(p) for p in self._providers), id="providers")
+                yield CursorOptionList(*(self._provider_option(p) for p in self._providers), id="providers")
                 with Vertical(id="model-side"):
                     yield Input(placeholder="Filter models", id="filter")
-                    yield OptionList(id="models")
+                    yield CursorOptionList(id="models")
             yield from self.compose_extra()
             yield Static("", id="status", classes="hint")
             yield Static("", id="sources", classes="hint")

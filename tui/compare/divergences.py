@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from visindigo.engine import Role
 from visindigo.engine.compare.divergence import Divergence
+from visindigo.tui.common.cursor_rows import CursorOptionList
 from visindigo.tui.common.modal import ModalFrame, safe, sanitize
 
 _KINDS = {Role.ASSISTANT: "answer", Role.USER: "question", Role.PROMPT: "question", Role.TOOL: "tool result"}
@@ -49,7 +50,7 @@ def row(divergence: Divergence, position: int) -> Content:
     )
 
 
-class DivergenceList(OptionList):
+class DivergenceList(CursorOptionList):
     """The points where the family parts and the ways at each; enter jumps to the chosen way."""
 
     @dataclass

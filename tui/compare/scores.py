@@ -18,7 +18,8 @@ from textual.widgets import DataTable, Static
 from visindigo.engine.center import Center
 from visindigo.engine.compare import Pick
 from visindigo.engine.compare.scores import compute_scores, pick_tags, scores_csv
-from visindigo.tui.common.clipboard import file_stem, save_text
+from visindigo.tui.common.copying import file_stem, save_text
+from visindigo.tui.common.cursor_rows import CursorDataTable
 from visindigo.tui.common.modal import ModalFrame, safe, sanitize
 
 NOTHING_YET = (
@@ -82,7 +83,7 @@ class ScoresScreen(ModalFrame[None]):
             frame.border_subtitle = "←/→ tag · e export CSV · esc close"
             yield Static("", id="scope")
             yield Static("", id="summary", classes="hint")
-            yield DataTable(id="scores", cursor_type="row", zebra_stripes=True)
+            yield CursorDataTable(id="scores", cursor_type="row", zebra_stripes=True)
             yield Static("", id="status", classes="hint")
 
     def on_mount(self) -> None:

@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from visindigo.tui.common.cursor_rows import CursorOptionList
 from visindigo.tui.common.modal import ModalFrame, safe
 from visindigo.tui.workbench.timeline import TimelineEntry, filter_timeline
 
@@ -64,7 +65,7 @@ class TimelineScreen(ModalFrame[tuple[str, int] | None]):
             frame.border_subtitle = "type to filter · ↓ list · enter jump · esc close"
             yield Input(placeholder="Filter: words, #label, branch, model", id="timeline-filter")
             yield Static(Content(""), classes="hint", id="timeline-count")
-            yield OptionList(id="timeline-list")
+            yield CursorOptionList(id="timeline-list")
 
     def on_mount(self) -> None:
         self._show("")

@@ -19,6 +19,7 @@ from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from visindigo.engine.context.compaction import compact_if_due, ledger_of
+from visindigo.tui.common.cursor_rows import CursorOptionList
 from visindigo.tui.common.modal import ModalFrame, safe
 from visindigo.tui.common.sanitize import clean_line
 from visindigo.tui.workbench import Refused
@@ -129,7 +130,7 @@ class LedgerScreen(ModalFrame[tuple[str, int] | None]):
             if pinned:
                 about.append(f"{len(pinned)} pinned kept word for word")
             yield Static(safe(" · ".join(about)), classes="hint")
-            yield OptionList(*[self._option(e) for e in entries], id="replaced")
+            yield CursorOptionList(*[self._option(e) for e in entries], id="replaced")
 
     @staticmethod
     def _option(entry: dict[str, Any]) -> Option:

@@ -21,6 +21,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from visindigo.engine.branch_titles import BranchDifference, branch_difference
+from visindigo.tui.common.cursor_rows import CursorTree
 from visindigo.tui.common.sanitize import clean, clean_line
 from visindigo.tui.workbench.branches import TreeIndex
 
@@ -87,7 +88,7 @@ class SearchHit:
     message_index: int = -1
 
 
-class DialogTree(Tree[str]):
+class DialogTree(CursorTree[str]):
     """Dialogs by branch. Enter opens one; Delete asks, then deletes it (its branches move up).
 
     shift+← parent · shift+↑/↓ previous/next sibling (Textual's tree keys).

@@ -142,7 +142,7 @@ def palette_commands(
         (f"Copy message {number}", "The message under the cursor (y)", pane.action_copy),
         (f"Save message {number} to a file", "The message under the cursor (s)", pane.action_save),
     ]
-    from visindigo.tui.common.clipboard import code_blocks
+    from visindigo.tui.common.copying import code_blocks
 
     for n in range(1, min(9, len(code_blocks(cursor.message.content))) + 1):
         commands.append((f"Copy code block {n} of message {number}", f"key {n}", partial(pane.action_copy_code, n)))

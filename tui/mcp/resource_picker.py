@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 from visindigo.engine import MCPServer
 from visindigo.engine.mcp.status import ResourceInfo
 from visindigo.engine.templates import TemplateField
+from visindigo.tui.common.cursor_rows import CursorOptionList
 from visindigo.tui.common.fields import FieldRow
 from visindigo.tui.common.modal import ModalFrame, sanitize
 
@@ -111,7 +112,7 @@ class ResourcePickerScreen(ModalFrame[PickedResource | PickedFile | None]):
             frame.border_subtitle = "type to filter · ↑↓ enter choose · esc back"
             yield Input(placeholder="a file or a resource: type part of its name", id="filter", select_on_focus=False)
             yield Static(Content("Listing…"), id="status", classes="hint")
-            yield OptionList(id="resources")
+            yield CursorOptionList(id="resources")
             with Vertical(id="template"):
                 yield Static("", id="template-title")
                 yield VerticalScroll(id="template-fields")

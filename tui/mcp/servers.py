@@ -28,6 +28,7 @@ from visindigo.engine.mcp.status import ServerState, ServerStatus
 from visindigo.engine.mcp_server import MCPServer
 from visindigo.engine.paths import Paths
 from visindigo.tui.common.confirm import ConfirmScreen
+from visindigo.tui.common.cursor_rows import CursorDataTable
 from visindigo.tui.common.modal import ModalFrame, sanitize
 from visindigo.tui.mcp.form import MCPServerFormScreen
 from visindigo.tui.mcp.import_screen import ImportScreen
@@ -123,7 +124,7 @@ class MCPServersScreen(ModalFrame[bool]):
         with Vertical(classes="frame") as frame:
             frame.border_title = "MCP servers"
             frame.border_subtitle = "a add · e edit · space on/off · r restart · i import · x remove"
-            yield DataTable(id="servers", cursor_type="row", zebra_stripes=True)
+            yield CursorDataTable(id="servers", cursor_type="row", zebra_stripes=True)
             yield VerticalScroll(Static("", id="detail"), id="detail-box", can_focus=False)
             yield Static("", id="status", classes="hint")
 

@@ -27,6 +27,7 @@ from visindigo.engine.center import Center
 from visindigo.engine.config import ConfigError
 from visindigo.engine.paths import Paths
 from visindigo.engine.provider import ModelInfo, Provider
+from visindigo.tui.common.cursor_rows import CursorOptionList
 from visindigo.tui.common.modal import ModalFrame, safe, sanitize
 from visindigo.tui.setup.provider_form import ProviderDraft, ProviderFormScreen
 
@@ -183,7 +184,7 @@ class FirstRunScreen(ModalFrame[FirstRunChoice]):
             frame.border_title = "Welcome to Visindigo"
             frame.border_subtitle = "enter choose · e edit first · d demo · esc skip"
             yield Static(Content("No model provider is set up yet. Choose one to start chatting:"), id="intro")
-            yield OptionList(id="choices")
+            yield CursorOptionList(id="choices")
             yield Input(
                 id="address",
                 compact=True,

@@ -22,6 +22,7 @@ from visindigo.engine.center import Center
 from visindigo.engine.config import ConfigError, set_package_tool
 from visindigo.engine.dialog import Dialog
 from visindigo.engine.plugins import DiscoveredTools, PluginError, PluginTool, ToolEntry, discover_tools, load_tool
+from visindigo.tui.common.cursor_rows import CursorOptionList
 from visindigo.tui.common.modal import ModalFrame, safe
 
 
@@ -66,7 +67,7 @@ class PackageToolsScreen(ModalFrame[None]):
             yield Static(
                 "Off until you enable one. Each call asks first, as MCP tools do, unless you allow it.", classes="hint"
             )
-            yield OptionList(id="tools")
+            yield CursorOptionList(id="tools")
             yield Static("", id="detail")
             yield Static("", id="status", classes="hint")
 

@@ -23,6 +23,7 @@ from visindigo.engine.config import ConfigError
 from visindigo.engine.paths import Paths
 from visindigo.engine.provider import Provider
 from visindigo.tui.common.confirm import ConfirmScreen
+from visindigo.tui.common.cursor_rows import CursorDataTable
 from visindigo.tui.common.modal import ModalFrame, sanitize
 from visindigo.tui.setup.provider_form import ProviderDraft, ProviderFormScreen, key_status
 
@@ -82,7 +83,7 @@ class ProvidersScreen(ModalFrame[bool]):
         with Vertical(classes="frame") as frame:
             frame.border_title = "Providers"
             frame.border_subtitle = "a add · e/enter edit · d default · x remove · esc close"
-            yield DataTable(id="providers", cursor_type="row", zebra_stripes=True)
+            yield CursorDataTable(id="providers", cursor_type="row", zebra_stripes=True)
             yield Static("", id="detail")
             yield Static("", id="status", classes="hint")
 

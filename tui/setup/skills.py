@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 from visindigo.engine.center import Center
 from visindigo.engine.dialog import Dialog
 from visindigo.engine.skill import Skill
+from visindigo.tui.common.cursor_rows import CursorOptionList
 from visindigo.tui.common.modal import FormFrame, ModalFrame, clip, safe, sanitize
 
 PREVIEW_LIMIT = 4_000
@@ -185,7 +186,7 @@ class SkillsScreen(ModalFrame[bool]):
         with Vertical(classes="frame") as frame:
             frame.border_title = "Skills for this dialog"
             frame.border_subtitle = "space attach/detach · n new · e edit here · esc close"
-            yield OptionList(id="skills")
+            yield CursorOptionList(id="skills")
             with VerticalScroll(id="preview") as preview:
                 preview.border_title = "What it tells the model"
                 yield Static("", id="preview-text")

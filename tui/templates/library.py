@@ -27,6 +27,7 @@ from visindigo.engine.templates import Clock
 from visindigo.engine.templates.library import TemplateEntry, TemplateError, TemplateLibrary
 from visindigo.engine.templates.mcp import MCPPromptTemplate
 from visindigo.tui.common.confirm import ConfirmScreen
+from visindigo.tui.common.cursor_rows import CursorOptionList
 from visindigo.tui.common.modal import ModalFrame
 from visindigo.tui.common.sanitize import clean
 from visindigo.tui.templates.editor import SaveCallback, TemplateEditorScreen
@@ -119,7 +120,7 @@ class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
             frame.border_subtitle = "enter use · / search · n new · e edit · c duplicate · d delete · esc close"
             yield Input(placeholder="/ Search: a few letters of a name, tag or description", id="search", compact=True)
             with Horizontal(id="body"):
-                yield OptionList(id="list")
+                yield CursorOptionList(id="list")
                 with VerticalScroll(id="detail"):
                     yield Static("", id="detail-text")
             yield Static("", id="status")

@@ -162,7 +162,7 @@ async def export(session: PlainSession, argument: str) -> None:
         raise Refused("Nothing to export yet: send a message first.")
     name = argument.strip()
     if not name:
-        from visindigo.tui.common.clipboard import file_stem
+        from visindigo.tui.common.copying import file_stem
 
         name = file_stem(dialog.title, "dialog") + ".md"
     path = Path(name).expanduser()

@@ -58,8 +58,8 @@ def test_one_ctrl_c_is_one_interrupt_however_many_pokes_it_took() -> None:
     reading, writing = os.pipe()
     try:
         with leaving_on_signals():
-            _signal_from_another_thread(signal.SIGINT, delay=0.0).join()
             with pytest.raises(KeyboardInterrupt):
+                _signal_from_another_thread(signal.SIGINT, delay=0.0)
                 time.sleep(5)  # interrupted by the poke
             time.sleep(0.3)  # six more poke periods: none may raise again
             os.write(writing, b"x")

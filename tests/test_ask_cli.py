@@ -732,3 +732,48 @@ def test_a_piped_question_loads_nothing_it_does_not_need(tmp_path: Path, llm_ser
     loaded = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "httpx" in loaded and "visindigo.engine.run_loop" in loaded  # the list is read right
     assert [name for name in NOT_LOADED if name in loaded] == []
+
+
+# --- automatic compaction, as the app's main pane does it --------------------------------------------------------
+
+AUTO = "[context]\nauto_compact = true\nauto_compact_at = 0.5\nkeep_turns = 1"
+SMALL_WINDOW = '[{ id = "test-model", context_window = 400 }]'
+
+
+def two_long_turns(home: Path, server: LLMServer) -> None:
+    for turn in (1, 2):
+        server.queue(openai_stream([f"answer {turn}, at length: " + "words that fill the window " * 14]))
+    assert ask(home, "first question").returncode == 0
+    assert ask(home, "-c", "second question").returncode == 0
+
+
+def test_continue_on_a_dialog_over_the_threshold_compacts_into_a_branch_and_asks_there(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    home = configure(tmp_path, llm_server, AUTO, models=SMALL_WINDOW)
+    two_long_turns(home, llm_server)
+    llm_server.queue(openai_stream(["- the user asked a first question"]))
+    llm_server.queue(openai_stream(["A3"]))
+    result = ask(home, "-c", "third question")
+    assert result.returncode == 0 and result.stdout == "A3\n", result.stderr
+    assert "compacted automatically into the branch" in result.stderr
+    sent = [(m["role"], m["content"]) for m in llm_server.requests[-1].json["messages"]]
+    assert "the user asked a first question" in sent[0][1] and "first question" not in sent[1][1]
+    assert sent[1][0] == "user" and sent[1][1] == "second question" and sent[-1] == ("user", "third question")
+    dialogs = stored(home)
+    assert dialogs[0][-2:] == [(Role.USER, "third question"), (Role.ASSISTANT, "A3")]  # the branch
+    assert [role for role, _ in dialogs[1]] == [Role.USER, Role.ASSISTANT] * 2  # the parent: no third question
+
+
+def test_continue_where_compaction_saves_nothing_says_why_and_asks_in_the_dialog(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    home = configure(tmp_path, llm_server, AUTO, models=SMALL_WINDOW)
+    two_long_turns(home, llm_server)
+    llm_server.queue(openai_stream(["a summary longer than all it replaces " * 30]))
+    llm_server.queue(openai_stream(["A3"]))
+    result = ask(home, "-c", "third question")
+    assert result.returncode == 0 and result.stdout == "A3\n", result.stderr
+    assert "automatic compaction: not compacted: the summary" in result.stderr
+    dialogs = stored(home)
+    assert len(dialogs) == 1 and dialogs[0][-2:] == [(Role.USER, "third question"), (Role.ASSISTANT, "A3")]

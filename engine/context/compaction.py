@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,6 +57,12 @@ LEDGER_KEY = "compaction"
 PIN_KEY = "pinned"
 DEFAULT_KEEP_TURNS = 2
 DEFAULT_AUTO_AT = 0.9
+#: Below this many tokens the part a summary would replace is not worth a model call (a summary costs more).
+MIN_REPLACED_TOKENS = 40
+#: After an automatic compaction declined, the dialog must grow by this share of the window before another try.
+RETRY_GROWTH = 0.1
+#: Per center, the dialogs whose automatic compaction declined and the request size then (no retry every send).
+_declined: weakref.WeakKeyDictionary[Center, dict[str, int]] = weakref.WeakKeyDictionary()
 #: Characters of one message the summary model reads (a 5 MB tool result must not become the summary request).
 TRANSCRIPT_LIMIT = 6000
 DEFAULT_SUMMARY_PROMPT = """Summarise the conversation below so that it can go on without it. Keep every fact, \
@@ -209,7 +216,20 @@ async def compact(center: Center, dialog: Dialog, *, keep_turns: int | None = No
     turns = keep_turns if keep_turns is not None else int(_settings(center).get("keep_turns", DEFAULT_KEEP_TURNS))
     messages = dialog.messages
     plan = _plan(messages, max(0, turns))
+    counter = _counter(center, dialog)
+    replaced = sum(counter.count("", "", [], [messages[i]]).tokens for i in plan.replaced)
+    if replaced < MIN_REPLACED_TOKENS:
+        raise CompactionError(
+            f"not compacted: the {len(plan.replaced)} earlier messages hold too little (~{replaced} tokens) for a "
+            "summary to save anything"
+        )
     summary, provider_id, model_id = await _summarise(center, dialog, [messages[i] for i in plan.replaced])
+    written = counter.count("", "", [], [Message(Role.USER, summary)]).tokens
+    if written >= replaced:
+        raise CompactionError(
+            f"not compacted: the summary (~{written} tokens) is not smaller than the ~{replaced} tokens of the "
+            f"{len(plan.replaced)} messages it would replace"
+        )
     return _branch(center, dialog, messages, plan, turns, summary, provider_id, model_id, note)
 
 
@@ -237,8 +257,7 @@ def _branch(
     moved: bool = False,
 ) -> Dialog:
     before = check_fit(center, dialog)
-    parts = request_parts(center, dialog)
-    counter = counter_for(parts.provider, parts.model) if parts is not None else Counter()
+    counter = _counter(center, dialog)
     ledger: dict[str, Any] = {
         "parent_id": dialog.id,
         "at": round(time.time(), 3),
@@ -281,6 +300,11 @@ def _branch(
         message.meta[LEDGER_KEY]["tokens_after"] = after.used
         branch.replace_message(summary_index, message)
     return branch
+
+
+def _counter(center: Center, dialog: Dialog) -> Counter:
+    parts = request_parts(center, dialog)
+    return counter_for(parts.provider, parts.model) if parts is not None else Counter()
 
 
 def _summary_index(dialog: Dialog) -> int:
@@ -343,7 +367,10 @@ def restore(center: Center, branch: Dialog, position: int) -> int:
 
 async def compact_if_due(center: Center, dialog: Dialog, draft: str = "") -> Dialog | None:
     """With `auto_compact` on and the next request at `auto_compact_at` of the window or more: the compacted
-    branch (its summary says it was automatic), else None. Sending then goes to the branch."""
+    branch (its summary says it was automatic), else None. Sending then goes to the branch.
+
+    When compaction declines (`CompactionError`: nothing to gain), the error is raised once and the dialog is
+    left alone until it has grown by `RETRY_GROWTH` of the window — not a summary request at every send."""
     settings = _settings(center)
     if not settings.get("auto_compact"):
         return None
@@ -352,4 +379,14 @@ async def compact_if_due(center: Center, dialog: Dialog, draft: str = "") -> Dia
     fit = check_fit(center, dialog, draft)
     if fit is None or not fit.window or fit.fraction < threshold:
         return None
-    return await compact(center, dialog, note=f"automatically, at {fit.fraction:.0%} of the window")
+    declined = _declined.setdefault(center, {})
+    last = declined.get(dialog.id)
+    if last is not None and fit.used - last < fit.window * RETRY_GROWTH:
+        return None
+    try:
+        branch = await compact(center, dialog, note=f"automatically, at {fit.fraction:.0%} of the window")
+    except CompactionError:
+        declined[dialog.id] = fit.used
+        raise
+    declined.pop(dialog.id, None)
+    return branch

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .ask_errors import AskError, UsageError
 
 if TYPE_CHECKING:
-    from visindigo.engine import Center, Dialog
+    from visindigo.engine import Center, Dialog, Message
     from visindigo.engine.approval import Approval, ToolCallRequest
 
     from .ask_input import Question
@@ -112,25 +112,58 @@ def run(args: argparse.Namespace) -> int:
         if unsaved:
             _say(unsaved)
         try:
-            dialog = _prepare(center, args, question)
+            dialog, messages, continued = _prepare(center, args, question)
         except UsageError as error:
             return _fail(str(error), USAGE)
         except AskError as error:
             return _fail(str(error), FAILED)
-        from .ask_output import make_output
-
-        output = make_output(args, sys.stdout, sys.stderr)
-        approver = Approver(dialog, allow_all=args.allow_tools, names=args.allow_tool)
         import asyncio
 
-        saved = center.store is not None and not center.read_only
-        return asyncio.run(answer(center, dialog, output, approver, saved=saved))
+        return asyncio.run(_ask_in(center, args, dialog, messages, continued))
     finally:
         center.close()
 
 
-def _prepare(center: Center, args: argparse.Namespace, question: Question) -> Dialog:
-    """The dialog to ask in, with this run's choices applied and the question appended."""
+async def _ask_in(
+    center: Center, args: argparse.Namespace, dialog: Dialog, messages: list[Message], continued: bool
+) -> int:
+    """Ask in `dialog` — in its compacted branch when a continued dialog is due for automatic compaction."""
+    from .ask_output import make_output
+
+    if continued:
+        dialog = await _compact_if_due(center, dialog, messages)
+    for message in messages:
+        dialog.append_message(message)
+    output = make_output(args, sys.stdout, sys.stderr)
+    approver = Approver(dialog, allow_all=args.allow_tools, names=args.allow_tool)
+    saved = center.store is not None and not center.read_only
+    return await answer(center, dialog, output, approver, saved=saved)
+
+
+async def _compact_if_due(center: Center, dialog: Dialog, messages: list[Message]) -> Dialog:
+    """The branch to ask in when `[context] auto_compact` is on and the dialog is at its threshold (as the app's
+    main pane does), else `dialog`; a compaction that cannot be made is one line, and the question goes as it is."""
+    from visindigo.engine.context.compaction import CompactionError, compact_if_due
+    from visindigo.engine.sanitize import clean_line
+
+    draft = "\n\n".join(message.content for message in messages)
+    try:
+        branch = await compact_if_due(center, dialog, draft)
+    except CompactionError as error:
+        _say(f"automatic compaction: {clean_line(str(error), 200)}")
+        return dialog
+    except Exception as error:  # a summary that could not be written: ask as it is, and say why
+        _say(f"automatic compaction failed: {clean_line(str(error), 200)}")
+        return dialog
+    if branch is None:
+        return dialog
+    _say(f"the dialog was compacted automatically into the branch {branch.id[:8]}; the question goes there")
+    return branch
+
+
+def _prepare(center: Center, args: argparse.Namespace, question: Question) -> tuple[Dialog, list[Message], bool]:
+    """The dialog to ask in with this run's choices applied, the question's messages (appended by `_ask_in`,
+    after an automatic compaction), and whether the dialog is a continued one."""
     from visindigo.engine import Dialog, Skill
 
     from .ask_input import build_messages
@@ -160,9 +193,7 @@ def _prepare(center: Center, args: argparse.Namespace, question: Question) -> Di
         dialog.title = question.title(messages)
     if chosen is None:
         center.add_dialog(dialog)
-    for message in messages:
-        dialog.append_message(message)
-    return dialog
+    return dialog, messages, chosen is not None
 
 
 #: The name of the skill `--system` gives a dialog (a second `--system` in the same dialog replaces it).

@@ -171,3 +171,46 @@ async def test_moving_the_oldest_turns_out_needs_no_model_and_keeps_the_ledger(l
     assert marker.content.startswith("10 earlier messages were moved out of this branch")
     assert [m.content for m in branch.messages[2:]] == ["question 4: what about topic 4?", "answer 4 about topic 4"]
     assert restore(center, branch, 1) == 2
+
+
+async def test_a_summary_no_smaller_than_what_it_replaces_makes_no_branch(llm_server: LLMServer) -> None:
+    center = Center()
+    add_provider(center, llm_server)
+    dialog = long_dialog(center)
+    before = len(center.dialog_summaries())
+    llm_server.queue(openai_stream(["a very long summary that says far more than the dialog did " * 20]))
+    with pytest.raises(CompactionError, match="not smaller"):
+        await compact(center, dialog, keep_turns=1)
+    assert len(center.dialog_summaries()) == before
+
+
+async def test_a_tiny_part_to_replace_is_not_compacted_and_no_summary_is_asked(llm_server: LLMServer) -> None:
+    center = Center()
+    add_provider(center, llm_server)
+    dialog = center.create_dialog()
+    dialog.append_message(Role.USER, "hi")
+    dialog.append_message(Role.ASSISTANT, "hello")
+    dialog.append_message(Role.USER, "and now?")
+    asked = len(llm_server.requests)
+    with pytest.raises(CompactionError, match="too little"):
+        await compact(center, dialog, keep_turns=1)
+    assert len(llm_server.requests) == asked
+
+
+async def test_automatic_compaction_that_saves_nothing_is_not_retried_at_every_send(llm_server: LLMServer) -> None:
+    center = Center()
+    add_provider(center, llm_server, window=120)
+    dialog = long_dialog(center)
+    center.settings["context"] = {"auto_compact": True, "auto_compact_at": 0.5, "keep_turns": 1}
+    llm_server.queue(openai_stream(["a very long summary that says far more than the dialog did " * 20]))
+    with pytest.raises(CompactionError, match="not smaller"):
+        await compact_if_due(center, dialog)
+    asked = len(llm_server.requests)
+    dialog.append_message(Role.USER, "one more")
+    dialog.append_message(Role.ASSISTANT, "ok")
+    assert await compact_if_due(center, dialog) is None  # declined: no second summary for a few more words
+    assert len(llm_server.requests) == asked
+    for turn in range(6):  # the dialog grew by more than a tenth of the window: worth another try
+        dialog.append_message(Role.USER, f"a longer question number {turn} about many more things")
+    llm_server.queue(openai_stream(["short"]))
+    assert await compact_if_due(center, dialog) is not None

@@ -297,7 +297,7 @@ class Dialog:
         else:
             message = Message(Role(message_or_role), content)
         self._messages.append(message)
-        self._emit(MessageAppended(len(self._messages) - 1))
+        self.emit(MessageAppended(len(self._messages) - 1))
         return self
 
     def replace_message(self, index: int, message: Message) -> Dialog:
@@ -305,7 +305,7 @@ class Dialog:
         from .events import MessageUpdated
 
         self._messages[index] = message.copy()
-        self._emit(MessageUpdated(index))
+        self.emit(MessageUpdated(index))
         return self
 
     def append_prompt(self, name: str, variables: dict[str, str] | None = None) -> Dialog:
@@ -326,7 +326,7 @@ class Dialog:
         count = max(0, message_count)
         if count < len(self._messages):
             del self._messages[count:]
-            self._emit(MessagesTruncated(count))
+            self.emit(MessagesTruncated(count))
         return self
 
     def find_last_assistant_message(self) -> int:
@@ -380,7 +380,7 @@ class Dialog:
         self._streaming = True
         self._streaming_content = []
         self._reasoning_content = []
-        self._emit(StreamBegan(request_tokens, request_approximate))
+        self.emit(StreamBegan(request_tokens, request_approximate))
 
     def append_delta(self, text: str) -> None:
         """Add a fragment of the answer and emit `StreamDelta`."""
@@ -389,7 +389,7 @@ class Dialog:
         if not text:
             return
         self._streaming_content.append(text)
-        self._emit(StreamDelta(text))
+        self.emit(StreamDelta(text))
 
     def append_reasoning(self, text: str) -> None:
         """Add a fragment of reasoning and emit `StreamReasoning`."""
@@ -398,7 +398,7 @@ class Dialog:
         if not text:
             return
         self._reasoning_content.append(text)
-        self._emit(StreamReasoning(text))
+        self.emit(StreamReasoning(text))
 
     def move_answer_to_reasoning(self) -> None:
         """What streamed as the answer of this message so far was reasoning: move it to the reasoning channel.
@@ -412,7 +412,16 @@ class Dialog:
         self._streaming_content = []
         if moved:
             self._reasoning_content.insert(0, moved)
-        self._emit(AnswerMovedToReasoning(moved))
+        self.emit(AnswerMovedToReasoning(moved))
+
+    def abandon_stream(self) -> tuple[str, str]:
+        """End the stream without a message or a `StreamEnded` (a failure or a cancel decides what to keep);
+        returns what had arrived: (answer, reasoning)."""
+        content, reasoning = "".join(self._streaming_content), "".join(self._reasoning_content)
+        self._streaming = False
+        self._streaming_content = []
+        self._reasoning_content = []
+        return content, reasoning
 
     def end_assistant_message(self, *, tool_calls: str = "", meta: dict[str, Any] | None = None) -> int:
         """Finish the stream: append the buffer as an assistant message, then emit `StreamEnded`.
@@ -433,11 +442,11 @@ class Dialog:
             )
             self._messages.append(message)
             index = len(self._messages) - 1
-            self._emit(MessageAppended(index))
+            self.emit(MessageAppended(index))
         self._streaming = False
         self._streaming_content = []
         self._reasoning_content = []
-        self._emit(StreamEnded(content))
+        self.emit(StreamEnded(content))
         return index
 
     # --- run ----------------------------------------------------------------------------------------------
@@ -445,6 +454,36 @@ class Dialog:
     @property
     def is_running(self) -> bool:
         return self._running
+
+    def claim_run(self) -> list[Event] | None:
+        """Start a run: mark the dialog running and record its events from now on into the list returned,
+        which the run yields. None when a run holds the dialog already (one run per dialog, never queued)."""
+        if self._running:
+            return None
+        self._running = True
+        self._capture = []
+        return self._capture
+
+    def release_run(self) -> None:
+        """The run is over (answered, failed or cancelled): the dialog takes the next one."""
+        self._capture = None
+        self._running = False
+
+    def emit_outside_run(self, event: Event) -> None:
+        """Emit to the listeners only: a refused second run must not show up in the first run's events."""
+        saved, self._capture = self._capture, None
+        try:
+            self.emit(event)
+        finally:
+            self._capture = saved
+
+    def note_no_tools(self, provider_id: str, model_id: str) -> bool:
+        """Remember that this model takes no tools; True the first time only, so the user is told once."""
+        told = (provider_id, model_id)
+        if told in self._told_no_tools:
+            return False
+        self._told_no_tools.add(told)
+        return True
 
     def run(self, *, approve: ApprovalCallback | None = None) -> AsyncIterator[Event]:
         """Send the dialog and stream the answer, running requested tools until the model answers.
@@ -463,7 +502,7 @@ class Dialog:
         failed = RunFailed(
             "this dialog belongs to no Center, so it has no provider; create it with center.create_dialog()"
         )
-        self._emit(failed)
+        self.emit(failed)
         yield failed
 
     # --- events -------------------------------------------------------------------------------------------
@@ -482,9 +521,14 @@ class Dialog:
         """Emit `DialogChanged(what)`: the dialog's configuration changed."""
         from .events import DialogChanged
 
-        self._emit(DialogChanged(what))
+        self.emit(DialogChanged(what))
 
-    def _emit(self, event: Event) -> None:
+    def emit(self, event: Event) -> None:
+        """Tell the listeners (and the run in progress, which yields what it records) of an event.
+
+        Public for the engine's parts that act on a dialog from outside it: the run loop, an MCP call's
+        progress, sampling's usage. A host has no reason to call it; it subscribes.
+        """
         if self._capture is not None:
             self._capture.append(event)
         for listener in list(self._listeners):

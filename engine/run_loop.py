@@ -2,7 +2,7 @@
 
 The run drives the dialog's own manual streaming API (`begin_assistant_message`, `append_delta`,
 `append_reasoning`, `end_assistant_message`), so listeners and the iterator see exactly the same events: the
-dialog records every event it emits while a run is active (`dialog._capture`), and the generator yields them
+dialog records every event it emits while a run is active (`Dialog.claim_run`), and the generator yields them
 after each step.
 
 History stays consistent whatever happens:
@@ -158,19 +158,13 @@ class _Round:
 
 async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None) -> AsyncIterator[Event]:
     """The events of one run, in order; they also reach the dialog's listeners."""
-    if dialog._running:
+    captured = dialog.claim_run()
+    if captured is None:
         refused = RunFailed(ALREADY_RUNNING)
-        saved, dialog._capture = dialog._capture, None  # the running run must not report our refusal as its own
-        try:
-            dialog._emit(refused)
-        finally:
-            dialog._capture = saved
+        dialog.emit_outside_run(refused)  # the running run must not report our refusal as its own
         yield refused
         return
 
-    dialog._running = True
-    captured: list[Event] = []
-    dialog._capture = captured
     state = _Round()
     setup: _Setup | None = None
     holding: asyncio.Semaphore | None = None  # the provider's run slot while a request is out
@@ -179,15 +173,15 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
         try:
             setup = await _prepare(dialog)
         except _Failure as failure:
-            dialog._emit(RunFailed(str(failure)))
+            dialog.emit(RunFailed(str(failure)))
             done = True
             for event in captured:
                 yield event
             return
 
-        setup.emit = dialog._emit
+        setup.emit = dialog.emit
         for notice in setup.notices:
-            dialog._emit(Notice(notice))
+            dialog.emit(Notice(notice))
         rounds = 0
         while True:
             rounds += 1
@@ -208,7 +202,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             slots = setup.provider.run_slots
             if slots is not None:
                 if slots.locked():
-                    dialog._emit(WaitingForProvider(setup.provider.name))
+                    dialog.emit(WaitingForProvider(setup.provider.name))
                     for event in captured:
                         yield event
                     captured.clear()
@@ -238,7 +232,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                                 state.calls.append(part)
                             elif type(part) is UsagePart:
                                 state.usage = part
-                                dialog._emit(
+                                dialog.emit(
                                     UsageReported(
                                         part.input_tokens,
                                         part.output_tokens,
@@ -295,7 +289,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             if failure_text:
                 log.warning("run of dialog %s failed: %s", dialog.id, failure_text)
                 _close_stream(dialog, tool_calls="", meta=_meta(setup, state, "incomplete", failure_text), end=False)
-                dialog._emit(
+                dialog.emit(
                     RunFailed(failure_text) if overflow is None else _exceeded(setup, overflow, failure_text, size)
                 )
                 done = True
@@ -319,7 +313,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                 )
                 if broken is not None:
                     reason, lost = broken
-                    dialog._emit(
+                    dialog.emit(
                         CacheBreak(
                             f"The prompt cache was broken: {reason}; {lost:,} tokens were read again at the full "
                             "price instead of from the cache.",
@@ -337,13 +331,13 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             else:  # only reasoning (a token limit hit while thinking): keep it, end_assistant_message would not
                 _close_stream(dialog, tool_calls="", meta=meta, end=True)
                 reason = state.finish.reason if state.finish is not None else ""
-                dialog._emit(EmptyAnswer(reason, state.usage.output_tokens))
+                dialog.emit(EmptyAnswer(reason, state.usage.output_tokens))
             state.unanswered = list(calls)
             for event in captured:
                 yield event
             captured.clear()
             if not calls:
-                dialog._emit(RunFinished())
+                dialog.emit(RunFinished())
                 done = True
                 for event in captured:
                     yield event
@@ -351,7 +345,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
 
             for call in calls[: setup.max_calls]:
                 arguments = _preview_arguments(call.arguments)
-                dialog._emit(ToolCallStarted(call.id, call.name, arguments))
+                dialog.emit(ToolCallStarted(call.id, call.name, arguments))
                 for event in captured:
                     yield event
                 captured.clear()
@@ -361,7 +355,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
                         outcome = item
                     else:
                         yield item
-                dialog._emit(ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration))
+                dialog.emit(ToolCallFinished(call.id, call.name, outcome.text, outcome.is_error, outcome.duration))
                 dialog.append_message(
                     Message(
                         Role.TOOL,
@@ -392,7 +386,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
             captured.clear()
 
             if rounds >= setup.max_rounds:
-                dialog._emit(
+                dialog.emit(
                     RunFailed(
                         f"stopped after {setup.max_rounds} rounds of tool calls without a final answer; the tool "
                         "results so far are kept. Send a message to let the model continue, or raise the "
@@ -410,8 +404,7 @@ async def run_dialog(dialog: Dialog, *, approve: ApprovalCallback | None = None)
     finally:
         if holding is not None:
             holding.release()
-        dialog._capture = None
-        dialog._running = False
+        dialog.release_run()
 
 
 # --- preparing a run ----------------------------------------------------------------------------------------
@@ -486,9 +479,7 @@ async def _prepare(dialog: Dialog) -> _Setup:
         log.exception("learning the context windows of %s failed", provider.id)
     notices = []
     if Capability.TOOLS not in model.capabilities:
-        told = (provider.id, model.id)
-        if functions and told not in dialog._told_no_tools:
-            dialog._told_no_tools.add(told)
+        if functions and dialog.note_no_tools(provider.id, model.id):
             notices.append(_no_tools_notice(provider, model, dialog.parameters.get("tool_choice")))
         functions = {}
     requested = ""
@@ -674,7 +665,7 @@ def _without_tools(dialog: Dialog, setup: _Setup, request: ChatRequest, error: P
     model.capabilities &= ~Capability.TOOLS
     model.extra["capability_sources"] = {**_sources(model), "tools": "learnt: the server rejected tools"}
     setup.functions = {}
-    dialog._told_no_tools.add((setup.provider.id, model.id))
+    dialog.note_no_tools(setup.provider.id, model.id)
     words = error.message.split(": ", 1)[-1]
     setup.dialog_notice(
         f"{setup.provider.name} rejected the tools for {model.id} ({words}); it answers without tools from now on"
@@ -769,17 +760,13 @@ def _meta(setup: _Setup | None, state: _Round, status: str, error: str) -> dict[
 def _close_stream(dialog: Dialog, *, tool_calls: str, meta: dict[str, Any], end: bool) -> int:
     """End the dialog's stream outside the normal path: keep what arrived (reasoning too), optionally no
     `StreamEnded` (a failure must not emit one)."""
-    content = dialog.streaming_content
-    reasoning = dialog.reasoning_content
-    dialog._streaming = False
-    dialog._streaming_content = []
-    dialog._reasoning_content = []
+    content, reasoning = dialog.abandon_stream()
     index = -1
     if content or reasoning or tool_calls:
         dialog.append_message(Message(Role.ASSISTANT, content, reasoning=reasoning, tool_calls=tool_calls, meta=meta))
         index = dialog.message_count - 1
     if end:
-        dialog._emit(StreamEnded(content))
+        dialog.emit(StreamEnded(content))
     return index
 
 
@@ -793,10 +780,10 @@ def _cancel(dialog: Dialog, setup: _Setup | None, state: _Round) -> None:
             )
             state.unanswered = calls
         for call in state.unanswered:
-            dialog._emit(ToolCallFinished(call.id, call.name, CANCELLED_RESULT, True, 0.0))
+            dialog.emit(ToolCallFinished(call.id, call.name, CANCELLED_RESULT, True, 0.0))
             dialog.append_message(
                 Message(Role.TOOL, CANCELLED_RESULT, name=call.name, tool_call_id=call.id, meta={"is_error": True})
             )
         state.unanswered = []
     finally:
-        dialog._emit(RunCancelled())
+        dialog.emit(RunCancelled())

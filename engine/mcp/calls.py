@@ -64,7 +64,7 @@ async def call_with_progress(
         context = watch.context
         if context is not None:
             shown_total = total if total is not None and total > 0 else None
-            context.dialog._emit(
+            context.dialog.emit(
                 ToolCallProgress(context.call_id, context.function_id, float(progress), shown_total, message or "")
             )
 

@@ -201,7 +201,7 @@ class ClientSide:
         except SamplingFailed as error:
             return ErrorData(code=INVALID_REQUEST, message=f"sampling failed: {error}")
         if dialog is not None:
-            dialog._emit(UsageReported(outcome.input_tokens, outcome.output_tokens))
+            dialog.emit(UsageReported(outcome.input_tokens, outcome.output_tokens))
         return CreateMessageResult(
             role="assistant",
             content=TextContent(type="text", text=outcome.text),

@@ -9,6 +9,7 @@ Every request is recorded in `requests`, so a test can assert what the run loop 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,11 +26,14 @@ class Pause:
     """Wait this long before the next item of a turn (a slow server, a long thought).
 
     `reached`, when given, is set as the pause begins: a test waits for it instead of guessing with a sleep
-    how long the run takes to get there.
+    how long the run takes to get there. `until`, when given, holds the turn until the test sets it (`seconds`
+    is then only the longest wait, so a failing test ends): a loaded machine can take longer than any fixed
+    pause to show what the test looks for, and a held turn cannot end before the test has seen it.
     """
 
     seconds: float
     reached: asyncio.Event | None = field(default=None, compare=False)
+    until: asyncio.Event | None = field(default=None, compare=False)
 
 
 TurnItem = StreamPart | Pause | BaseException
@@ -70,7 +74,7 @@ class ScriptedAdapter:
             if isinstance(item, Pause):
                 if item.reached is not None:
                     item.reached.set()
-                await asyncio.sleep(item.seconds)
+                await _pause(item)
                 continue
             if isinstance(item, BaseException):
                 raise item
@@ -83,6 +87,14 @@ class ScriptedAdapter:
 
     async def aclose(self) -> None:
         self.closed = True
+
+
+async def _pause(pause: Pause) -> None:
+    if pause.until is None:
+        await asyncio.sleep(pause.seconds)
+        return
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(pause.until.wait(), pause.seconds)
 
 
 def text_turn(text: str, *, reason: str = "stop") -> list[TurnItem]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -10,7 +11,16 @@ from typing import Any
 import pytest
 from textual.widgets import Collapsible, Markdown, Static
 
-from tests.tui.helpers import answer, main_screen, make_app, make_center, seeded_dialog, settle, type_text
+from tests.tui.helpers import (
+    answer,
+    main_screen,
+    make_app,
+    make_center,
+    seeded_dialog,
+    settle,
+    type_text,
+    wait_until,
+)
 from visindigo.engine import Capability, Center, Function, ModelInfo, Role
 from visindigo.engine.approval import DENIED_RESULT
 from visindigo.engine.providers import FinishPart, Pause, ReasoningPart, TextPart, ToolCallPart, scripted_provider
@@ -155,10 +165,11 @@ async def test_the_drawer_follows_the_stream_live_and_shows_old_messages_reasoni
 async def test_short_reasoning_reads_from_the_top_and_long_live_reasoning_follows_its_end() -> None:
     """Textual's anchor puts short content at the bottom of a view; the drawer must not (it read as blank)."""
     long_thought = "".join(f"line {n} of a long thought\n" for n in range(80))
+    first_seen, second_seen = asyncio.Event(), asyncio.Event()  # each turn thinks until the test has looked
     turns = [
-        [ReasoningPart("a short thought"), Pause(3.0), TextPart("one"), FinishPart("stop")],
-        [ReasoningPart(long_thought[:400]), Pause(0.3), ReasoningPart(long_thought[400:]), Pause(3.0), TextPart("two"),
-         FinishPart("stop")],
+        [ReasoningPart("a short thought"), Pause(60.0, until=first_seen), TextPart("one"), FinishPart("stop")],
+        [ReasoningPart(long_thought[:400]), Pause(0.3), ReasoningPart(long_thought[400:]),
+         Pause(60.0, until=second_seen), TextPart("two"), FinishPart("stop")],
     ]  # fmt: skip
     app = make_app(turns)
     async with app.run_test(size=(130, 40)) as pilot:
@@ -166,22 +177,24 @@ async def test_short_reasoning_reads_from_the_top_and_long_live_reasoning_follow
         scroll = screen.drawer.query_one("VerticalScroll")
         await type_text(pilot, "first")
         await pilot.press("enter")
-        await until(pilot, lambda: screen.drawer.source == "stream" and screen.drawer.text == "a short thought")
-        await pilot.pause(0.1)  # one more frame for the layout
+        thinking = lambda: screen.drawer.source == "stream" and screen.drawer.text == "a short thought"  # noqa: E731
+        assert await wait_until(pilot, thinking)
         text_widget = screen.drawer.query_one(".text")
+        assert await wait_until(pilot, lambda: text_widget.region.height > 0)  # laid out
+        await pilot.pause(0.1)  # one more frame for the layout
         assert screen.drawer.source == "stream" and screen.drawer.text == "a short thought"
         assert text_widget.region.y == scroll.region.y  # at the top, right under the title
+        first_seen.set()
         await settle(pilot)
         assert text_widget.region.y == scroll.region.y
         await type_text(pilot, "second")
         await pilot.press("enter")
-        for _ in range(50):  # the long pause after the reasoning leaves a wide window, even on a loaded machine
-            await pilot.pause(0.05)
-            if screen.drawer.source == "stream" and "line 79" in screen.drawer.text:
-                break
-        await until(pilot, lambda: scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y)
-        assert screen.drawer.source == "stream" and "line 79" in screen.drawer.text
-        assert scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y  # following the end
+        following = lambda: (  # noqa: E731
+            screen.drawer.source == "stream" and "line 79" in screen.drawer.text
+            and scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y
+        )  # fmt: skip
+        assert await wait_until(pilot, following)  # following the end while it streams
+        second_seen.set()
         await settle(pilot)
 
 

@@ -3,7 +3,9 @@ a provider that serves one run at a time, and reasoning that arrived as the answ
 
 from __future__ import annotations
 
-from tests.tui.helpers import answer, main_screen, make_app, make_center, settle, type_text
+import asyncio
+
+from tests.tui.helpers import answer, main_screen, make_app, make_center, settle, type_text, wait_until
 from visindigo.engine import Role
 from visindigo.engine.providers import FinishPart, MovedToReasoningPart, Pause, TextPart
 from visindigo.tui.chat.message_pane import Notice
@@ -41,26 +43,22 @@ async def test_another_model_answering_is_said_and_recorded() -> None:
 
 
 async def test_a_run_over_the_providers_limit_says_it_waits() -> None:
-    center = make_center([[TextPart("first "), Pause(4.0), TextPart("done"), FinishPart("stop")], answer("second")])
+    release = asyncio.Event()  # the first run holds its turn until the test has seen the second one wait
+    first = [TextPart("first "), Pause(60.0, until=release), TextPart("done"), FinishPart("stop")]
+    center = make_center([first, answer("second")])
     center.default_provider.settings["max_concurrent_runs"] = 1  # type: ignore[union-attr]
     app = make_app(center=center)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = main_screen(app)
         await ask(pilot, "one")
-        for _ in range(60):  # the first run has its turn and streams (a loaded machine is slow to start it)
-            await pilot.pause(0.05)
-            if "generating" in str(screen.status_line.content):
-                break
+        assert await wait_until(pilot, lambda: "generating" in str(screen.status_line.content))
         await pilot.press("ctrl+n")
         await pilot.pause()
         await ask(pilot, "two")
-        seen = ""
-        for _ in range(60):
-            await pilot.pause(0.05)
-            if "waiting for Scripted" in str(screen.status_line.content):
-                seen = str(screen.status_line.content) + notice_text(screen)
-                break
+        assert await wait_until(pilot, lambda: "waiting for Scripted" in str(screen.status_line.content))
+        seen = str(screen.status_line.content) + notice_text(screen)
         assert "waiting for Scripted… esc cancels" in seen and "waiting for Scripted…" in notice_text(screen)
+        release.set()
         await settle(pilot)
         assert screen.dialog.last_message.content == "second"
         assert "waiting" not in notice_text(screen) and "waiting" not in str(screen.status_line.content)

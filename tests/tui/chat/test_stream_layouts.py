@@ -20,6 +20,7 @@ from visindigo.engine import Message, Role
 from visindigo.tui import platform
 from visindigo.tui.chat.markdown.live_markdown import LiveMarkdown, PlainFence
 from visindigo.tui.chat.markdown.stream_tail import TAIL_STEP, StreamTail
+from visindigo.tui.chat.markdown.tail_pieces import blocks
 from visindigo.tui.chat.message_list import MessageList
 from visindigo.tui.chat.message_view import MessageView
 from visindigo.tui.workbench import RunState
@@ -111,7 +112,10 @@ async def test_a_streaming_paragraph_is_laid_out_at_most_once_per_frame_and_most
         assert _words(39, 6).strip() in " ".join(_tail_text(view).split())  # and the last frame's words are drawn
 
 
-async def test_a_new_block_costs_one_layout_however_many_blocks_are_settled(layouts: list[int]) -> None:
+async def test_new_blocks_settle_in_batches_so_most_cost_no_layout(layouts: list[int]) -> None:
+    """Mounting a settled block lays out the screen; finished blocks stay in the tail's room until it is full and
+    then settle together, in the layout that renews the room (a reply of short paragraphs took one layout per
+    paragraph: 30 here)."""
     app = Host()
     async with app.run_test(size=(100, 40)) as pilot:
         stream = await app.open()
@@ -121,10 +125,12 @@ async def test_a_new_block_costs_one_layout_however_many_blocks_are_settled(layo
             per_block.append(await _frame(pilot, stream, f"Paragraph {block}: {_words(block, 5)}\n\n", layouts))
         assert max(per_block) <= 1 and min(per_block) >= -3, str(per_block)
         assert sum(n < 0 for n in per_block) <= 6, str(per_block)  # 30 blocks of 2 lines: the room renewed < 6 times
+        assert per_block.count(0) >= 20, str(per_block)  # most new blocks are drawn in the room: no layout
         markdown = view.query_one(LiveMarkdown)
-        assert len(markdown.children) >= 30
-        settled = list(markdown.children)[:-1]
+        settled = [child for child in markdown.children if not isinstance(child, StreamTail)]
+        assert len(settled) >= 15 and len(settled) + len(blocks(markdown.pending)) == 30  # settled in batches
         assert all(block.styles.inline.min_height is None for block in settled)  # only the growing end keeps room
+        assert "Paragraph 29:" in _tail_text(view) and "Paragraph 0:" in markdown.source
 
 
 async def test_a_growing_code_block_is_repainted_in_its_room_without_layouts(layouts: list[int]) -> None:

@@ -111,18 +111,20 @@ class LiveMarkdown(Markdown):
         return tails.first() if tails else None
 
     async def stream(self, text: str) -> None:
-        """Show `text` after what streamed so far: the blocks it finishes go in through Textual's own `append`
-        (once each: what follows a finished block cannot change it), the block still growing to the tail, so a
-        frame that only lengthens that block lays out nothing, and one that finishes a block lays out once."""
+        """Show `text` after what streamed so far: the block still growing, and the blocks finished since the
+        last layout, are drawn by the tail, so a frame that only lengthens them lays out nothing; when the tail's
+        room is full the finished ones go in through Textual's own `append` (once each: what follows a finished
+        block cannot change it), in one layout that also renews the room."""
         tail = self.tail
-        settled, growing = split_settled(self.pending + text)
+        whole = self.pending + text
+        settled, growing = split_settled(whole)
         if tail is None:  # (not composed yet, or the stream is over: as Textual's own stream would)
             self.pending = ""
-            await self.append(settled + growing)
+            await self.append(whole)
             return
-        if not settled:
-            self.pending = growing
-            tail.show(growing)
+        if not settled or tail.holds(whole):  # (finished blocks settle in a batch once the tail's room is full)
+            self.pending = whole
+            tail.show(whole)
             return
         self.pending = ""  # (`append` reads `source`, which must hold only what Textual's Markdown has)
         with self.app.batch_update():

@@ -23,7 +23,7 @@ from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
 
-from visindigo.tui.chat.markdown.tail_pieces import Piece, pieces
+from visindigo.tui.chat.markdown.tail_pieces import Piece, blocks, pieces
 
 #: Blank lines reserved under the growing text when the pane does not say otherwise.
 TAIL_STEP = 8
@@ -60,6 +60,8 @@ class StreamTail(Widget):
         self._rows = 0
         self._lines: list[Strip] = []
         self._width = 0
+        #: The lines `holds` drew, reused by the `show` that follows it.
+        self._drawn: tuple[str, list[Strip]] | None = None
 
     @property
     def text_lines(self) -> int:
@@ -71,8 +73,23 @@ class StreamTail(Widget):
         """Lines the widget takes: the text and the room kept under it."""
         return self._rows
 
+    def holds(self, source: str) -> bool:
+        """Whether `source` (the growing end: the growing block and, before it, blocks finished since the last
+        layout) can be drawn here with no layout, in the room already reserved.
+
+        While it can, finished blocks stay here instead of settling into the Markdown above one by one: mounting
+        a block lays out the whole screen, so blocks settle in a batch when the room is used up, a layout that
+        renewing the room would have cost anyway.
+        """
+        width = self.size.width
+        if not width or not self.size.height or width != self._width:
+            return False
+        lines = self._render_text(source, width)
+        self._drawn = (source, lines)
+        return len(lines) + ROOM_MARGIN <= self._rows
+
     def show(self, source: str) -> None:
-        """Draw `source` (the growing block, all of it): only its changed lines are repainted, and the widget is
+        """Draw `source` (the growing end, all of it): only its changed lines are repainted, and the widget is
         laid out only when the text outgrows the room reserved under it."""
         self.source = source
         width = self.size.width
@@ -80,7 +97,9 @@ class StreamTail(Widget):
             self.refresh(layout=True)
             return
         old = self._lines if width == self._width else []
-        new = self._render_lines(width)
+        drawn, self._drawn = self._drawn, None
+        reuse = drawn is not None and drawn[0] == source and width == self._width
+        new = drawn[1] if drawn is not None and reuse else self._render_lines(width)
         self._lines, self._width = new, width
         if len(new) + ROOM_MARGIN > self._rows or not self.size.height:
             self._rows = len(new) + max(ROOM_MARGIN, self.room)
@@ -134,11 +153,15 @@ class StreamTail(Widget):
         return self._render_text(self.source, width)
 
     def _render_text(self, text: str, width: int) -> list[Strip]:
+        """`text`'s blocks, one blank line between two (as the Markdown above spaces them)."""
         lines: list[Strip] = []
         if not text.strip() or width <= 0:
             return lines
-        for piece in pieces(text):
-            lines.extend(self._render_piece(piece, width))
+        for block in blocks(text):
+            drawn = [line for piece in pieces(block) for line in self._render_piece(piece, width)]
+            if lines and drawn:
+                lines.append(Strip.blank(width, self.rich_style))
+            lines.extend(drawn)
         return lines
 
     def _render_piece(self, piece: Piece, width: int) -> list[Strip]:

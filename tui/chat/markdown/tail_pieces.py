@@ -13,6 +13,7 @@ never changed by what follows it, so it can be rendered once and for all.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -46,12 +47,22 @@ class Piece:
 def split_settled(text: str) -> tuple[str, str]:
     """(the finished blocks at the start of `text`, the last block still growing); ("", text) when `text` holds
     one block or none."""
+    found = blocks(text)
+    if len(found) < 2:
+        return "", text
+    return "".join(found[:-1]), found[-1]
+
+
+def blocks(text: str) -> list[str]:
+    """`text` cut at the start of each top-level block (each part keeps its trailing blank lines)."""
     tokens = keeping_line_breaks().parse(text)
     starts = [token.map[0] for token in tokens if token.level == 0 and token.map is not None and token.nesting >= 0]
-    if len(starts) < 2 or starts[-1] == 0:
-        return "", text
+    starts = [start for start in starts if start > 0]
+    if not starts:
+        return [text] if text else []
     lines = text.splitlines(keepends=True)
-    return "".join(lines[: starts[-1]]), "".join(lines[starts[-1] :])
+    cuts = [0, *starts, len(lines)]
+    return ["".join(lines[a:b]) for a, b in itertools.pairwise(cuts) if b > a]
 
 
 def pieces(text: str) -> list[Piece]:

@@ -317,7 +317,10 @@ class ContextActions:
         )
 
     def details(self, index: int) -> None:
-        lines = self.workbench.context.answer_lines(self.workbench.shown, index)
+        """The message's figures (an answer's tokens and cost), then the dialog's and its branch family's totals."""
+        dialog = self.workbench.shown
+        context = self.workbench.context
+        lines = [*context.answer_lines(dialog, index), "", *context.totals_lines(dialog)]
         self.screen.in_worker(self._show(AnswerDetailsScreen(f"Message {index + 1}", lines)), group="context")
 
     async def _show(self, screen: AnswerDetailsScreen) -> None:

@@ -25,6 +25,7 @@ from visindigo.engine.context.compaction import (
 )
 from visindigo.engine.context.fit import Fit, check_fit
 from visindigo.engine.context.prices import answer_cost
+from visindigo.engine.context.totals import Totals, dialog_totals, family_totals
 from visindigo.engine.context.usage import answer_usage
 from visindigo.tui.workbench.events import DialogChanged, MessageChanged, WorkbenchEvent
 from visindigo.tui.workbench.refusal import Refused
@@ -246,6 +247,32 @@ class ContextWork:
         if usage.model_id:
             lines.append(f"model: {usage.model_id}" + (f" ({usage.provider_id})" if usage.provider_id else ""))
         return lines
+
+    def totals_lines(self, dialog: Dialog) -> list[str]:
+        """The totals of `dialog` and of its branch family (its root and every branch from it), each answer once:
+        a branch holds copies of its parent's answers, which the family's total does not count again."""
+        center = self.workbench.center
+        own = dialog_totals(center, dialog)
+        lines = [f"this dialog: {totals_text(own)}"]
+        family = family_totals(center, dialog)
+        if family.dialogs > 1:
+            lines.append(f"its family ({family.dialogs} dialogs): {totals_text(family)}")
+        else:
+            lines.append("its family: this dialog alone (no branches)")
+        return lines
+
+
+def totals_text(totals: Totals) -> str:
+    """Answers' totals in one line: `3 answers · in 1,200 (cache 1,000) · out 30 · $0.0006`."""
+    if not totals.answers:
+        return "no answers with usage yet"
+    about = "~" if totals.estimated else ""
+    cache = f" (cache {totals.cached_tokens:,})" if totals.cached_tokens else ""
+    word = "answer" if totals.answers == 1 else "answers"
+    return (
+        f"{totals.answers} {word} · in {about}{totals.input_tokens:,}{cache} · out {about}{totals.output_tokens:,}"
+        f" · {totals.money()}"
+    )
 
 
 def context_marks(message: Message) -> list[str]:

@@ -45,6 +45,7 @@ SLOW: tuple[str, ...] = (
     "tests/tui/compare/test_compare_attachments.py",
     "tests/tui/compare/test_compare_compaction.py",
     "tests/tui/main/test_auto_compaction.py",
+    "tests/tui/main/test_family_totals.py",
     "tests/engine/context/test_real_llama.py",
     "tests/test_network_guard.py::test_an_attempt_in_a_worker_or_its_child_fails_the_run",
     "tests/engine/config/test_quick_check.py::test_every_single_mistake_in_a_full_config_is_judged_as_jsonschema_judges_it",

@@ -38,7 +38,9 @@ async def test_sending_over_the_threshold_answers_in_a_compacted_branch_and_the_
         fit = check_fit(center, original, "next, please")
         assert fit is not None
         provider = center.get_provider("lab")
-        assert provider is not None and (model := provider.get_model("m-alpha")) is not None
+        assert provider is not None
+        model = provider.get_model("m-alpha")
+        assert model is not None
         model.context_window = int(fit.used / 0.85)  # the question brings it to 85 % of the window
         note = Attachment("notes.txt", AttachmentKind.TEXT, "text/plain", b"the attached note\n")
         main.workbench.pending_files.add(original.id, note)

@@ -144,7 +144,8 @@ def crowded_status(size: tuple[int, int]) -> Any:
         line.refresh_now = lambda: None  # the figures below stay: nothing runs to redraw them from
         meter = Meter(15_700, 16_384, 1_024, True, "tight", "config")
         state = "waiting for Workstation llama.cpp… esc cancels"
-        line.show(StatusInfo("Workstation llama.cpp", "qwen3-8b-instruct", "TR", 12_400, 3_100, state=state, meter=meter))
+        info = StatusInfo("Workstation llama.cpp", "qwen3-8b-instruct", "TR", 12_400, 3_100, state=state, meter=meter)
+        line.show(info)
         await pilot.pause()
 
     return run_before

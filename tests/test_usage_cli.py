@@ -126,3 +126,35 @@ def test_it_reads_while_the_app_holds_the_store(tmp_path: Path) -> None:
     finally:
         holder.terminate()
         holder.wait(timeout=10)
+
+
+def test_per_family_a_dialog_and_its_branches_each_answer_once(tmp_path: Path) -> None:
+    fill(tmp_path)  # one family: the dialog (4 answers) and a branch holding copies of the first three
+    now = time.time()
+    center = Center.open(tmp_path)
+    try:
+        first = next(s for s in center.dialog_summaries() if not s.branch_from_id)
+        dialog = center.get_dialog(first.id)
+        assert dialog is not None
+        branch = next(s for s in center.dialog_summaries() if s.branch_from_id == first.id)
+        held = center.get_dialog(branch.id)
+        assert held is not None
+        held.append_message(answer("gemma", "local", now, 40, 4))  # a new answer in the branch: the family's too
+        other = center.create_dialog()
+        other.title = "Other " + HOSTILE
+        other.append_message(Role.USER, "q")
+        other.append_message(answer("gemma", "local", now + 1, 60, 6))
+        other_id = other.id
+    finally:
+        center.close()
+    result = usage(tmp_path, "--by", "family", "--csv")
+    assert result.returncode == 0, result.stderr
+    table = rows(result.stdout)
+    assert len(table) == 2 and not leaks(result.stdout.encode())
+    family = next(row for key, row in table.items() if key.endswith(f"({first.id[:8]})"))
+    assert family["answers"] == "5"  # four in the dialog, one in its branch; the branch's copies not again
+    assert int(family["input_tokens"]) == 1_000_000 + 500 + 10_000 + 7 + 40
+    alone = next(row for key, row in table.items() if key.endswith(f"({other_id[:8]})"))
+    assert alone["answers"] == "1" and alone["input_tokens"] == "60" and next(iter(alone.values())).startswith("Other")
+    printed = usage(tmp_path, "--by", "family").stdout.splitlines()
+    assert printed[0].startswith("family") and len(printed) == 3

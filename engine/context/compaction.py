@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import time
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -365,9 +366,15 @@ def restore(center: Center, branch: Dialog, position: int) -> int:
     return insert_at
 
 
-async def compact_if_due(center: Center, dialog: Dialog, draft: str = "") -> Dialog | None:
+async def compact_if_due(
+    center: Center, dialog: Dialog, draft: str = "", *, models: Sequence[tuple[str, str]] = ()
+) -> Dialog | None:
     """With `auto_compact` on and the next request at `auto_compact_at` of the window or more: the compacted
     branch (its summary says it was automatic), else None. Sending then goes to the branch.
+
+    `models` (provider id, model id) are the models the request goes to, when not the dialog's own: a comparison
+    sends one request to each, and the fullest window decides (every column then answers the same compacted
+    dialog, so the comparison stays fair).
 
     When compaction declines (`CompactionError`: nothing to gain), the error is raised once and the dialog is
     left alone until it has grown by `RETRY_GROWTH` of the window — not a summary request at every send."""
@@ -376,15 +383,18 @@ async def compact_if_due(center: Center, dialog: Dialog, draft: str = "") -> Dia
         return None
     threshold = settings.get("auto_compact_at", DEFAULT_AUTO_AT)
     threshold = float(threshold) if isinstance(threshold, int | float) and 0 < threshold <= 1 else DEFAULT_AUTO_AT
-    fit = check_fit(center, dialog, draft)
-    if fit is None or not fit.window or fit.fraction < threshold:
+    fits = [check_fit(center, dialog, draft, on=on) for on in models] if models else [check_fit(center, dialog, draft)]
+    known = [fit for fit in fits if fit is not None and fit.window]
+    fit = max(known, key=lambda f: f.fraction, default=None)
+    if fit is None or fit.fraction < threshold:
         return None
     declined = _declined.setdefault(center, {})
     last = declined.get(dialog.id)
     if last is not None and fit.used - last < fit.window * RETRY_GROWTH:
         return None
     try:
-        branch = await compact(center, dialog, note=f"automatically, at {fit.fraction:.0%} of the window")
+        whose = f"{fit.model_id}'s window" if models and fit.model_id else "the window"
+        branch = await compact(center, dialog, note=f"automatically, at {fit.fraction:.0%} of {whose}")
     except CompactionError:
         declined[dialog.id] = fit.used
         raise

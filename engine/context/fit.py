@@ -71,14 +71,18 @@ class Parts:
     room: int
 
 
-def request_parts(center: Center, dialog: Dialog, draft: str = "") -> Parts | None:
+def request_parts(
+    center: Center, dialog: Dialog, draft: str = "", *, on: tuple[str, str] | None = None
+) -> Parts | None:
     """The provider, model, system prompt, tools and messages of the dialog's next request, with `draft` as the
-    question about to be sent; None without a provider or model."""
-    provider = center.get_provider(dialog.provider_id) if dialog.provider_id else center.default_provider
+    question about to be sent; None without a provider or model. `on` (provider id, model id) asks it of another
+    model than the dialog's (a comparison's column)."""
+    provider_id, model_id = on if on is not None else (dialog.provider_id, dialog.model_id)
+    provider = center.get_provider(provider_id) if provider_id else center.default_provider
     if provider is None:
         return None
     try:
-        model = provider.pick_model(dialog.capability_requirement | Capability.TEXT, dialog.model_id)
+        model = provider.pick_model(dialog.capability_requirement | Capability.TEXT, model_id)
     except NoModelAvailable:
         return None
     system = "\n\n".join(s.content.strip() for s in dialog.effective_skills() if s.content.strip())
@@ -91,9 +95,10 @@ def request_parts(center: Center, dialog: Dialog, draft: str = "") -> Parts | No
     return Parts(provider, model, system, tools, messages, room)
 
 
-def check_fit(center: Center, dialog: Dialog, draft: str = "") -> Fit | None:
-    """The fit of the dialog's next request (with `draft` as its question); None without a model to ask."""
-    parts = request_parts(center, dialog, draft)
+def check_fit(center: Center, dialog: Dialog, draft: str = "", *, on: tuple[str, str] | None = None) -> Fit | None:
+    """The fit of the dialog's next request (with `draft` as its question; on the model `on`, else the dialog's);
+    None without a model to ask."""
+    parts = request_parts(center, dialog, draft, on=on)
     if parts is None:
         return None
     size = counter_for(parts.provider, parts.model).count(dialog.id, parts.system, parts.tools, parts.messages)

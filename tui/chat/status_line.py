@@ -31,6 +31,9 @@ from visindigo.tui.workbench.context import Meter, count_text, meter_level
 
 __all__ = ["StatusInfo", "StatusLine"]
 
+#: Cells the figures keep (the provider's name, at least its start) before the run's state is cut.
+FIGURES_AT_LEAST = 6
+
 
 def _count(value: int) -> str:
     if value >= 100_000:
@@ -40,8 +43,9 @@ def _count(value: int) -> str:
     return str(value)
 
 
-def meter_content(meter: Meter | None) -> Content:
-    """The meter: used / window and the room kept for the answer, coloured by how full the window is."""
+def meter_content(meter: Meter | None, *, hint: bool = True) -> Content:
+    """The meter: used / window and the room kept for the answer, coloured by how full the window is; as the
+    window fills, with the key that compacts (`hint`)."""
     if meter is None:
         return Content("")
     about = "~" if meter.approximate else ""
@@ -51,6 +55,8 @@ def meter_content(meter: Meter | None) -> Content:
     if not level:
         return Content(text)
     style = "bold $text-error" if level == "error" else "bold $text-warning"
+    if not hint:
+        return Content.styled(text, style)
     return Content.assemble((text, style), (" alt+z compacts", "$text-muted"))  # offered as the window fills
 
 
@@ -88,6 +94,8 @@ class StatusLine(Widget):
         self.content = Content("")
         #: The meter, drawn at the line's right end (`meter_content`).
         self.meter = Content("")
+        #: The meter without its "alt+z compacts": what the line keeps when a run's state needs the room.
+        self._bare_meter = Content("")
         #: `content` without what the run is doing, and that: when the line is too long the figures give way,
         #: so "esc cancels" stays on screen beside the meter.
         self._figures = Content("")
@@ -109,19 +117,27 @@ class StatusLine(Widget):
         self._unsubscribe()
 
     def render(self) -> Content:
+        """What gives way when the line is too long (80 columns with a run going): first the figures (provider,
+        model, tokens), then the meter's "alt+z compacts", then the end of what the run is doing ("working…" is
+        cut from its end, so its first word stays); the meter's own figures never do."""
         if not self.meter.plain:
             return self.content
         width = self.content_region.width or self.size.width
-        room = width - self.meter.cell_length - 1
+        meter = self.meter
+        state = self._state.cell_length + 2 if self._state.plain else 0
+        if state and width - meter.cell_length - 1 - state < FIGURES_AT_LEAST and self._bare_meter.plain:
+            meter = self._bare_meter  # the word the run is doing matters more than the key's reminder
+        room = width - meter.cell_length - 1
         if room < 8:  # too narrow for both: the meter alone
-            return self.meter
+            return meter
         left = self.content
         if left.cell_length > room and self._state.plain:
-            keep = max(0, room - self._state.cell_length - 2)
-            left = Content.assemble(self._figures.truncate(keep, ellipsis=True), "  ", self._state)
+            keep = max(room - state, min(FIGURES_AT_LEAST, room // 3))  # the state whole, else cut from its end
+            shown_state = self._state.truncate(room - keep - 2, ellipsis=True)
+            left = Content.assemble(self._figures.truncate(keep, ellipsis=True), "  ", shown_state)
         if left.cell_length > room:
             left = left.truncate(room, ellipsis=True)
-        return Content.assemble(left.pad_right(room - left.cell_length), " ", self.meter)
+        return Content.assemble(left.pad_right(room - left.cell_length), " ", meter)
 
     def refresh_now(self) -> None:
         """Redraw from the workbench's figures for the shown dialog."""
@@ -175,4 +191,5 @@ class StatusLine(Widget):
         self._state = Content.styled(info.state, "bold") if info.state else Content("")
         self.content = Content.assemble(self._figures, "  ", self._state) if info.state else self._figures
         self.meter = meter_content(info.meter)
+        self._bare_meter = meter_content(info.meter, hint=False)
         self.refresh()

@@ -125,10 +125,30 @@ async def compare(
     """Run a comparison from the main screen `main` (a `MainScreen`) and open what it ends with there."""
     center = main.workbench.center
     blind = blind_preference(center) if blind is None else blind
+    if question.strip():
+        await compact_first(main, choices, question)
     comparison = start(main.workbench, choices, question=question, index=index, blind=blind, rng=rng)
     if question.strip():
         main.composer.clear()  # the question is in the dialog now, as if sent
     return await show(app, main, comparison, rng=rng)
+
+
+async def compact_first(main: MainView, choices: Sequence[ModelChoice], question: str) -> None:
+    """Automatic compaction, as sending on the main screen does it: when the question would bring the shown dialog
+    to the threshold of any compared model's window, the dialog is compacted into a branch first and that branch
+    is shown, so the comparison is asked there (the parent keeps no unanswered question) and every column answers
+    the same compacted context. When it is not made, one line says why and the comparison goes on as it is."""
+    workbench = main.workbench
+    dialog = workbench.shown
+    if workbench.runs.is_running(dialog.id):
+        return  # `start` refuses it with its own words
+    models = [(choice.provider_id, choice.model_id) for choice in choices]
+    branch, why = await workbench.context.auto_compact(dialog, question, models)
+    if why:
+        main.app.notify(why, severity="warning" if "failed" in why else "information", markup=False)
+    if branch is not None:
+        await main.open_dialog(branch)
+        main.app.notify("The dialog was compacted automatically into a branch; the models answer there.")
 
 
 async def show(

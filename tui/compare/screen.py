@@ -77,8 +77,10 @@ class CompareScreen(Screen[CompareOutcome]):
     """The columns of a comparison. Every key is on the help (f1) and the footer shows the main ones."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        # priority: the column's pane has its own p (pin a message); in a comparison p picks, as the footer says
-        Binding("p", "pick", "Pick this answer", id="compare-pick", priority=True),
+        # p reaches the screen because a column's pane switches its own p / i / l off (`context_keys`, its
+        # check_action): one mechanism, so p picks here as the footer says. The digits need priority: the pane's
+        # 1-9 copy its code blocks, and here 1-4 pick.
+        Binding("p", "pick", "Pick this answer", id="compare-pick"),
         *[Binding(str(n), f"pick({n})", f"Pick answer {n}", show=False, priority=True) for n in range(1, 5)],
         Binding("tab", "cycle(1)", "Next column", id="compare-next"),
         Binding("shift+tab", "cycle(-1)", "Previous column", show=False),

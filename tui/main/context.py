@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from visindigo.engine.context.compaction import CompactionError, compact_if_due, ledger_of
+from visindigo.engine.context.compaction import ledger_of
 from visindigo.tui.common.cursor_rows import CursorOptionList
 from visindigo.tui.common.modal import ModalFrame, safe
 from visindigo.tui.common.sanitize import clean_line
@@ -253,18 +253,12 @@ class ContextActions:
             self.screen.app.notify(str(refused), severity="warning", markup=False)
 
     async def _auto_compact(self, dialog: Dialog, text: str) -> None:
-        try:
-            branch = await compact_if_due(self.workbench.center, dialog, text)
-        except CompactionError as error:  # nothing to gain: said once, not retried at every send
-            self.screen.app.notify(f"Automatic compaction: {clean_line(str(error), 200)}", markup=False)
-            branch = None
-        except Exception as error:  # a summary that could not be written: send as it is, and say why
-            self.screen.app.notify(f"Automatic compaction failed: {clean_line(str(error), 200)}", severity="warning")
-            branch = None
+        branch, why = await self.workbench.context.auto_compact(dialog, text)
+        if why:
+            self.screen.app.notify(why, severity="warning" if "failed" in why else "information", markup=False)
         if branch is None:
             self._send_in(dialog, text)
             return
-        self.workbench.refresh_tree(branch.id)
         await self.screen.open_dialog(branch)
         self.screen.app.notify("The dialog was compacted automatically into a branch; your question goes there.")
         self._send_in(branch, text)
@@ -317,7 +311,10 @@ class ContextActions:
         )
 
     def details(self, index: int) -> None:
-        lines = self.workbench.context.answer_lines(self.workbench.shown, index)
+        """The message's figures (an answer's tokens and cost), then the dialog's and its branch family's totals."""
+        dialog = self.workbench.shown
+        context = self.workbench.context
+        lines = [*context.answer_lines(dialog, index), "", *context.totals_lines(dialog)]
         self.screen.in_worker(self._show(AnswerDetailsScreen(f"Message {index + 1}", lines)), group="context")
 
     async def _show(self, screen: AnswerDetailsScreen) -> None:

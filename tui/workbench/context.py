@@ -9,6 +9,7 @@ edit is: registered with the Center, put in the tree, then shown by the screen.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -16,6 +17,7 @@ from visindigo.engine import Capability, Center, Dialog, Message, NoModelAvailab
 from visindigo.engine.context.compaction import (
     CompactionError,
     compact,
+    compact_if_due,
     find_in_parent,
     is_pinned,
     ledger_of,
@@ -25,7 +27,10 @@ from visindigo.engine.context.compaction import (
 )
 from visindigo.engine.context.fit import Fit, check_fit
 from visindigo.engine.context.prices import answer_cost
+from visindigo.engine.context.totals import Totals, dialog_totals, family_totals
 from visindigo.engine.context.usage import answer_usage
+from visindigo.engine.sanitize import clean_line
+from visindigo.tui.workbench.attachments import Pending, PendingFiles
 from visindigo.tui.workbench.events import DialogChanged, MessageChanged, WorkbenchEvent
 from visindigo.tui.workbench.refusal import Refused
 
@@ -94,6 +99,11 @@ class Bench(Protocol):
     def refuse_while_running(self, dialog: Dialog) -> None: ...
     def is_registered(self, dialog: Dialog) -> bool: ...
     def refresh_tree(self, select_id: str = "") -> object: ...
+
+    @property
+    def pending_files(self) -> PendingFiles: ...
+    @property
+    def pending_resources(self) -> Pending: ...
 
 
 class ContextWork:
@@ -197,6 +207,29 @@ class ContextWork:
         self.workbench.refresh_tree(branch.id)
         return branch
 
+    async def auto_compact(
+        self, dialog: Dialog, draft: str, models: Sequence[tuple[str, str]] = ()
+    ) -> tuple[Dialog | None, str]:
+        """Automatic compaction before `draft` is sent (to `models`, else the dialog's own): the compacted branch
+        (in the tree, not shown yet) or None, and one line for the user — why it was not made, or "".
+
+        What the user attached for the question (files, resources) moves to the branch with it."""
+        try:
+            branch = await compact_if_due(self.workbench.center, dialog, draft, models=models)
+        except CompactionError as error:  # nothing to gain: said once, not retried at every send
+            return None, f"Automatic compaction: {clean_line(str(error), 200)}"
+        except Exception as error:  # a summary that could not be written: send as it is, and say why
+            log.exception("automatic compaction of dialog %s failed", dialog.id)
+            return None, f"Automatic compaction failed: {clean_line(str(error), 200)}"
+        if branch is None:
+            return None, ""
+        for attachment in self.workbench.pending_files.take(dialog.id):
+            self.workbench.pending_files.add(branch.id, attachment)
+        if resources := self.workbench.pending_resources.pop(dialog.id, None):
+            self.workbench.pending_resources[branch.id] = resources
+        self.workbench.refresh_tree(branch.id)
+        return branch, ""
+
     def toggle_pin(self, dialog: Dialog, index: int) -> bool:
         """Pin the message at `index` (or unpin it); returns whether it is pinned now."""
         message = dialog.message_at(index)
@@ -246,6 +279,32 @@ class ContextWork:
         if usage.model_id:
             lines.append(f"model: {usage.model_id}" + (f" ({usage.provider_id})" if usage.provider_id else ""))
         return lines
+
+    def totals_lines(self, dialog: Dialog) -> list[str]:
+        """The totals of `dialog` and of its branch family (its root and every branch from it), each answer once:
+        a branch holds copies of its parent's answers, which the family's total does not count again."""
+        center = self.workbench.center
+        own = dialog_totals(center, dialog)
+        lines = [f"this dialog: {totals_text(own)}"]
+        family = family_totals(center, dialog)
+        if family.dialogs > 1:
+            lines.append(f"its family ({family.dialogs} dialogs): {totals_text(family)}")
+        else:
+            lines.append("its family: this dialog alone (no branches)")
+        return lines
+
+
+def totals_text(totals: Totals) -> str:
+    """Answers' totals in one line: `3 answers · in 1,200 (cache 1,000) · out 30 · $0.0006`."""
+    if not totals.answers:
+        return "no answers with usage yet"
+    about = "~" if totals.estimated else ""
+    cache = f" (cache {totals.cached_tokens:,})" if totals.cached_tokens else ""
+    word = "answer" if totals.answers == 1 else "answers"
+    return (
+        f"{totals.answers} {word} · in {about}{totals.input_tokens:,}{cache} · out {about}{totals.output_tokens:,}"
+        f" · {totals.money()}"
+    )
 
 
 def context_marks(message: Message) -> list[str]:

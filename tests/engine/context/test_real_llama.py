@@ -101,3 +101,29 @@ async def test_a_request_too_large_is_refused_with_the_window_and_size(llama_url
     [refused] = [event for event in events if isinstance(event, ContextExceeded)]
     assert refused.window == N_CTX and refused.request_tokens > N_CTX
     assert [m.role for m in dialog.messages] == [Role.USER]
+
+
+async def test_automatic_compaction_on_the_real_server_writes_a_smaller_summary_into_a_branch(llama_url: str) -> None:
+    """The dialog's own model (Gemma 3 270M) writes the summary; what it wrote is printed for the closing note."""
+    from visindigo.engine.context.compaction import CompactionError, compact_if_due, ledger_of
+
+    center, provider = center_on(llama_url)
+    provider.models = await list_models(provider)
+    provider.settings["max_tokens"] = 60  # a short summary: the window is 512 tokens
+    center.settings["context"] = {"auto_compact": True, "auto_compact_at": 0.5, "keep_turns": 1}
+    dialog = center.create_dialog()
+    facts = [("Our project is called Visindigo and it is written in Python.", "Noted: Visindigo, in Python."),
+             ("The database is SQLite, one file, with full-text search.", "Understood: SQLite with FTS."),
+             ("The user interface is a terminal app built on Textual.", "Got it: a Textual terminal app.")]  # fmt: skip
+    for question, reply in facts * 2:
+        dialog.append_message(Role.USER, question + " Please remember this detail carefully for later.")
+        dialog.append_message(Role.ASSISTANT, reply)
+    try:
+        branch = await compact_if_due(center, dialog, "What is the database?")
+    except CompactionError as error:  # a small model may write more than it replaces: then it says so
+        pytest.fail(f"the real server's summary was not smaller: {error}")
+    assert branch is not None and branch.branch_from_id == dialog.id
+    summary = branch.message_at(0)
+    ledger = ledger_of(summary)
+    assert ledger is not None and ledger["tokens_after"] < ledger["tokens_before"]
+    print(f"\nsummary ({ledger['tokens_before']} -> {ledger['tokens_after']} tokens):\n{summary.content}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual.binding import Binding
 from textual.pilot import Pilot
 
 from tests.llm_server import LLMServer
@@ -588,3 +589,23 @@ async def test_a_column_on_the_messages_wire_counts_its_cache_reads_as_tokens_in
         for column in screen.order:
             assert column.answer_usage() == (89, 6)
             assert "in 89 out 6" in column.header.content.plain
+
+
+async def test_in_a_column_p_picks_and_the_panes_pin_details_and_ledger_keys_are_off(llm_server: LLMServer) -> None:
+    """One mechanism: a column's pane switches its p / i / l off (its check_action), so p reaches the screen and
+    picks; no priority binding is needed, and i or l in a column does nothing."""
+    app = make_app(scripted_center(llm_server, every_model(count=3, delay=0.01)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 2, question="Which?")
+        await wait_until(pilot, lambda: all_done(screen.columns))
+        pane = screen.active_column.pane
+        assert app.focused is pane and pane.check_action("context", ("pin",)) is False
+        p_keys = [b for b in CompareScreen.BINDINGS if isinstance(b, Binding) and b.key == "p"]
+        assert p_keys and not any(b.priority for b in p_keys)
+        await pilot.press("i", "l")
+        await pilot.pause()
+        assert app.screen is screen and not any("pinned" in str(m.meta) for m in pane.dialog.messages)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: app.screen is main)
+        assert screen.winner is not None and screen.picked is not None

@@ -131,3 +131,55 @@ def test_help_screen(snap_compare: Any, size: tuple[int, int]) -> None:
         await pilot.pause()
 
     assert snap_compare(demo_app(), terminal_size=size, run_before=open_help)
+
+
+def crowded_status(size: tuple[int, int]) -> Any:
+    """A run waiting for a provider with a long name while the window is nearly full: the longest line there is."""
+    from visindigo.tui.workbench import StatusInfo
+    from visindigo.tui.workbench.context import Meter
+
+    async def run_before(pilot: Any) -> None:
+        await _settled(pilot)
+        line = pilot.app.main_screen.status_line
+        line.refresh_now = lambda: None  # the figures below stay: nothing runs to redraw them from
+        meter = Meter(15_700, 16_384, 1_024, True, "tight", "config")
+        state = "waiting for Workstation llama.cpp… esc cancels"
+        info = StatusInfo("Workstation llama.cpp", "qwen3-8b-instruct", "TR", 12_400, 3_100, state=state, meter=meter)
+        line.show(info)
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24")])
+def test_status_line_at_80_columns_keeps_the_meter_and_the_runs_state(snap_compare: Any, size: tuple[int, int]) -> None:
+    """You should see the demo's end at 80×24 with a crowded status line under the composer: on its left the
+    provider's name cut short ("Workstat…"), then "waiting for Workstation llama.cpp… esc cancels" whole, and at
+    its right end the red meter "ctx ~15.7k/16.4k +1k" without its "alt+z compacts" (the reminder gives way to
+    what the run is doing; the meter's figures never do)."""
+    assert snap_compare(demo_app(), terminal_size=size, run_before=crowded_status(size))
+
+
+async def test_what_gives_way_on_the_status_line_at_80_columns() -> None:
+    """The figures first, then the meter's "alt+z compacts", then the end of the run's state; never the meter."""
+    from visindigo.tui.workbench import StatusInfo
+    from visindigo.tui.workbench.context import Meter
+
+    app = VisindigoApp(make_center([]), AppOptions(stream_fps=30))
+    async with app.run_test(size=(80, 24)) as pilot:
+        line = app.main_screen.status_line
+        await pilot.pause()
+        line.refresh_now = lambda: None  # the figures below stay: nothing runs to redraw them from
+        full = Meter(15_700, 16_384, 1_024, True, "tight", "config")
+        figures = dict(provider="Workstation llama.cpp", model="qwen3-8b-instruct", input_tokens=12_400)
+        for state, hint, whole in (
+            ("working…", True, True),  # room for all of it: the figures are cut, the hint and the state stay
+            ("waiting for Workstation llama.cpp… esc cancels", False, True),  # the hint gives way to the state
+            ("waiting for " + "A very long provider name " * 3 + "… esc cancels", False, False),  # then its end
+        ):
+            line.show(StatusInfo(**figures, state=state, meter=full))
+            await pilot.pause()
+            shown = line.render().plain
+            assert len(shown) <= 78 and shown.endswith("ctx ~15.7k/16.4k +1k" + (" alt+z compacts" if hint else ""))
+            assert shown.startswith("Work")  # the provider's name keeps its start
+            assert (state in shown) is whole and shown.count("waiting for") == state.count("waiting for")

@@ -104,7 +104,7 @@ SLOW: tuple[str, ...] = (
     "tests/tui/chat/test_panes_side_by_side.py",
     "tests/tui/chat/test_stream_layouts.py::test_a_growing_block_repaints_only_its_new_lines_and_shows_what_a_full_repaint_shows",
     "tests/tui/chat/test_stream_layouts.py::test_a_growing_list_grows_in_place_and_ends_as_its_full_parse",
-    "tests/tui/chat/test_stream_layouts.py::test_a_new_block_costs_one_layout_however_many_blocks_are_settled",
+    "tests/tui/chat/test_stream_layouts.py::test_new_blocks_settle_in_batches_so_most_cost_no_layout",
     "tests/tui/chat/test_stream_layouts.py::test_a_streaming_paragraph_is_laid_out_at_most_once_per_frame_and_mostly_not_at_all",
     "tests/tui/compare/test_compare_columns.py::test_a_column_on_the_messages_wire_counts_its_cache_reads_as_tokens_in",
     "tests/tui/chat/test_stream_tail.py::test_at_80x24_the_text_being_streamed_stays_on_screen_on_the_main_screen",

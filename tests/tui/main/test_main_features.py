@@ -566,6 +566,7 @@ async def test_a_tool_block_is_mounted_once_even_when_the_dialog_is_shown_while_
     [
         ("length", "cut short: output limit reached"),
         ("max_tokens", "cut short: output limit reached"),
+        ("model_context_window_exceeded", "cut short: context window full"),  # issue 25 item 3, as the engine reads it
         ("content_filter", "stopped by a content filter"),
         ("refusal", "stopped: the model refused"),
     ],

@@ -17,6 +17,7 @@ another dialog is shown or its model changes, and once a second while it runs (t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from textual.content import Content
@@ -33,6 +34,12 @@ __all__ = ["StatusInfo", "StatusLine"]
 
 #: Cells the figures keep (the provider's name, at least its start) before the run's state is cut.
 FIGURES_AT_LEAST = 6
+
+
+#: While a reply streams, the line's figures (tokens, tok/s) are redrawn with at most one pane frame in this
+#: many seconds: redrawn in every frame, the line widened each frame's screen update to every row between the
+#: reply and the line; redrawn on a timer of its own, it cost a terminal write of its own.
+FIGURES_EVERY = 0.5
 
 
 def _count(value: int) -> str:
@@ -104,6 +111,7 @@ class StatusLine(Widget):
         self.note = ""
         self._shown_note = ""
         self._ticker: Timer | None = None
+        self._figures_at = 0.0
         self._unsubscribe: Callable[[], None] = lambda: None
 
     def on_mount(self) -> None:
@@ -141,7 +149,13 @@ class StatusLine(Widget):
 
     def refresh_now(self) -> None:
         """Redraw from the workbench's figures for the shown dialog."""
+        self._figures_at = time.monotonic()
         self.show(self.workbench.status())
+
+    def refresh_with_frame(self) -> None:
+        """A pane drew a frame of the shown dialog's reply: the figures go with it when they are due."""
+        if time.monotonic() - self._figures_at >= FIGURES_EVERY:
+            self.refresh_now()
 
     def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event

@@ -112,7 +112,7 @@ class MainScreen(Workspace):
         if event.pane is self.pane:
             self.drawer.follow_pane(self.pane, event)
             if isinstance(event, MessagePane.Frame):
-                self.status_line.refresh_now()
+                self.status_line.refresh_with_frame()
 
     @on(MessagePane.DialogSwitched)
     def _switched(self, event: MessagePane.DialogSwitched) -> None:

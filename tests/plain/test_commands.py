@@ -166,6 +166,10 @@ def test_tab_completes_a_command_with_readline(start_plain: Start, llm_server: L
     terminal.expect("days [3]: ")
     terminal.type(b"\x03")
     assert "The template was not used." in terminal.prompt()
+    terminal.type(b"/model oth\t\r")  # a model id completes too (and so after /compare)
+    assert "Model: other-model of local, for this dialog." in terminal.prompt()
+    terminal.type(b"/model local/te\t\r")
+    assert "Model: test-model of local, for this dialog." in terminal.prompt()
     assert terminal.finish() == 0
     assert control_characters(terminal.output) == []
 

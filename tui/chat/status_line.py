@@ -6,9 +6,9 @@ answer streams from a server that reports usage only at its end, "in" is the req
 real figure arrives. The dialog's totals add the tokens read from the prompt cache and the cost where it is known.
 
 The meter (`ctx 3.1k/8k +1k`) is the next request against the model's window, from the engine's fit check, with
-the room kept for the answer after the `+`; amber from 80 % of the window, red from 95 % or a request that does
-not fit; `~` when the count is estimated, `?` of an "unknown" window. It is always on screen: the rest of the line
-is cut with an ellipsis first.
+the room kept for the answer after the `+`; amber from 80 % of the window, red and marked `!` from 95 % or a
+request that does not fit (so the mark, not the colour, tells the two apart); `~` when the count is estimated,
+`?` of an "unknown" window. It is always on screen: the rest of the line is cut with an ellipsis first.
 
 It follows the workbench about the shown dialog: redrawn when its run starts, reports usage or ends, when
 another dialog is shown or its model changes, and once a second while it runs (the figures come from
@@ -61,6 +61,8 @@ def meter_content(meter: Meter | None, *, hint: bool = True) -> Content:
     level = meter_level(meter)
     if not level:
         return Content(text)
+    if level == "error":  # red and amber can look alike (and are one under NO_COLOR): the full window is marked
+        text = "! " + text
     style = "bold $text-error" if level == "error" else "bold $text-warning"
     if not hint:
         return Content.styled(text, style)

@@ -107,6 +107,32 @@ async def test_deleting_changing_and_undo_redo() -> None:
         assert box.text == ""
 
 
+async def test_a_change_and_its_typing_are_one_undo_as_in_vim() -> None:
+    """cw, the words typed, Esc: one u takes all of it back (the text area alone split it in two: u left
+    "one  three", the deleted word gone); the typing of an insert is one undo however long it took."""
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        box = composer(app)
+        box.input.focus()
+        await type_text(pilot, "one two three")
+        await keys(pilot, "escape", "0", "w", "c", "w")
+        await type_text(pilot, "2")
+        await pilot.pause(1.5)  # the text area's own undo groups edits by time
+        await type_text(pilot, "22")
+        await keys(pilot, "escape")
+        assert box.text == "one 222 three"
+        await keys(pilot, "u")
+        assert box.text == "one two three"
+        await keys(pilot, "ctrl+r")
+        assert box.text == "one 222 three"
+        await keys(pilot, "u", "u")
+        assert box.text == ""  # the first insert (typing into the empty box) is the one before it
+        await keys(pilot, "ctrl+r", "x")  # back to the cursor where it was: on "two"
+        assert box.text == "one wo three"
+        await keys(pilot, "ctrl+r")
+        assert box.text == "one wo three"  # a new change drops what could be redone
+
+
 async def test_yank_put_lines_and_insert_keys_a_o() -> None:
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:

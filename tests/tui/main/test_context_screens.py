@@ -47,9 +47,14 @@ async def test_the_meter_shows_used_window_and_room_and_turns_amber_then_red() -
         windowed(center, int(used / 0.85))  # the same request now fills 85 % of the window
         screen.status_line.refresh_now()
         assert "text-warning" in str(screen.status_line.meter.spans[0].style)
+        amber = screen.status_line.meter.plain
+        assert amber.startswith("ctx ~") and amber.endswith(" alt+z compacts")  # a word, not only the colour
         windowed(center, int(used / 0.97))
         screen.status_line.refresh_now()
         assert "text-error" in str(screen.status_line.meter.spans[0].style)
+        # red and amber are close in some themes (the colour-blind one's vermilion and orange) and the same
+        # under NO_COLOR: the full window has a mark of its own
+        assert screen.status_line.meter.plain.startswith("! ctx ~")
         windowed(center, 0)
         screen.status_line.refresh_now()
         assert "/unknown +1k" in screen.status_line.meter.plain

@@ -154,9 +154,9 @@ def crowded_status(size: tuple[int, int]) -> Any:
 @pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24")])
 def test_status_line_at_80_columns_keeps_the_meter_and_the_runs_state(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the demo's end at 80×24 with a crowded status line under the composer: on its left the
-    provider's name cut short ("Workstat…"), then "waiting for Workstation llama.cpp… esc cancels" whole, and at
-    its right end the red meter "ctx ~15.7k/16.4k +1k" without its "alt+z compacts" (the reminder gives way to
-    what the run is doing; the meter's figures never do)."""
+    provider's name cut short ("Workst…"), then "waiting for Workstation llama.cpp… esc cancels" whole, and at
+    its right end the red meter "! ctx ~15.7k/16.4k +1k" (the "!" marks the full window) without its "alt+z
+    compacts" (the reminder gives way to what the run is doing; the meter's figures never do)."""
     assert snap_compare(demo_app(), terminal_size=size, run_before=crowded_status(size))
 
 

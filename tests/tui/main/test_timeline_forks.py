@@ -6,8 +6,9 @@ from typing import Any
 
 from textual.widgets import Input, OptionList
 
-from tests.tui.helpers import answer, main_screen, make_app, settle, type_text, wait_until
-from visindigo.engine import Role
+from tests.tui.helpers import answer, main_screen, make_app, make_center, settle, type_text, wait_until
+from visindigo.engine import Function, Role
+from visindigo.engine.providers import FinishPart, TextPart, ToolCallPart
 from visindigo.tui.history.screens import AskLineScreen, TimelineScreen
 
 
@@ -65,6 +66,49 @@ async def test_fork_from_the_answer_under_the_cursor_makes_a_branch_ending_there
         assert [m.content for m in branch.messages] == ["first", "a1"]
         assert original.message_count == 4
         assert screen.sidebar.dialog_tree.node_for(branch.id) is not None
+
+
+class Weather(Function):
+    id = "weather"
+    name = "weather"
+    description = "the weather of a city"
+    parameter_schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+
+    def invoke(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"city": arguments.get("city"), "temperature": 12}
+
+
+async def test_fork_from_a_tool_result_or_a_tool_call_under_the_cursor() -> None:
+    call = ToolCallPart("call_1", "weather", '{"city": "Kyoto"}')
+    center = make_center([[TextPart("Let me look"), call, FinishPart("tool_calls")], answer("It is 12 degrees")])
+    center.add_function(Weather())
+    app = make_app(center=center)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "weather in Kyoto?")
+        original = screen.dialog
+        assert [m.role for m in original.messages] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]
+        await pilot.press("ctrl+o", "up")  # from the last answer onto the tool's result
+        await pilot.pause()
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 2
+        await pilot.press("alt+h")
+        await settle(pilot)
+        from_result = screen.dialog
+        assert from_result is not original and from_result.branch_from_id == original.id
+        assert from_result.messages == original.messages[:3] and from_result.messages[-1].role is Role.TOOL
+        await screen.open_dialog(original)
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        await pilot.press("up", "up", "up")  # the first up puts the cursor on the last answer, then up to the call
+        await pilot.pause()
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
+        await pilot.press("alt+h")
+        await settle(pilot)
+        from_call = screen.dialog
+        assert from_call not in (original, from_result) and from_call.branch_from_id == original.id
+        assert from_call.messages == original.messages[:2] and from_call.messages[-1].tool_calls
+        assert original.message_count == 4
 
 
 async def test_tail_fork_asks_how_many_turns_and_opens_the_new_dialog() -> None:

@@ -101,3 +101,32 @@ async def test_after_a_refusal_c_compacts_and_asks_the_kept_question_in_the_bran
         assert ledger_of(branch.message_at(0)) is not None
         assert branch.message_at(branch.message_count - 2).content == "The last question"
         assert [m.content for m in adapter.requests[2].messages][-1] == "The last question"
+
+
+async def test_the_palette_compacts_and_alt_o_moves_the_oldest_turns_out_without_a_model() -> None:
+    center = make_center([])
+    adapter = recording(center, [answer("Summary: the words were discussed.")])
+    app = make_app(center=center)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await screen.open_dialog(seeded_dialog(center, PAIRS))
+        await pilot.pause()
+        original = screen.dialog
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "compact into a branch")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        assert await wait_until(pilot, lambda: screen.dialog is not original)
+        await settle(pilot)
+        compacted = screen.dialog
+        assert "the words were discussed" in compacted.message_at(0).content and len(adapter.requests) == 1
+        await screen.open_dialog(original)
+        await pilot.pause()
+        await pilot.press("alt+o")
+        assert await wait_until(pilot, lambda: screen.dialog not in (original, compacted))
+        await settle(pilot)
+        moved = screen.dialog
+        ledger = ledger_of(moved.message_at(0))
+        assert moved.branch_from_id == original.id and ledger is not None and ledger["replaced"]
+        assert moved.message_count < original.message_count == 8
+        assert len(adapter.requests) == 1  # moving out asks no model

@@ -4,18 +4,21 @@ After a server's refusal, `c` compacts and asks the question kept in the dialog 
 
 from __future__ import annotations
 
+from textual.pilot import Pilot
+
 from tests.tui.helpers import answer, main_screen, make_app, make_center, seeded_dialog, settle, type_text, wait_until
-from visindigo.engine import Center
+from visindigo.engine import Center, Dialog
 from visindigo.engine.context.compaction import ledger_of
 from visindigo.engine.providers import ProviderError
-from visindigo.engine.providers.scripted import ScriptedAdapter
+from visindigo.engine.providers.scripted import Script, ScriptedAdapter
 from visindigo.tui.main.context import FitChoiceScreen
+from visindigo.tui.main.screen import MainScreen
 
 SIZE = (80, 24)
 PAIRS = [(f"question {n} " + "word " * 30, f"answer {n}") for n in range(4)]
 
 
-def recording(center: Center, script: list) -> ScriptedAdapter:  # type: ignore[type-arg]
+def recording(center: Center, script: Script) -> ScriptedAdapter:
     """Replace the scripted provider's adapter by one whose requests the test reads."""
     provider = center.get_provider("scripted")
     assert provider is not None
@@ -24,7 +27,7 @@ def recording(center: Center, script: list) -> ScriptedAdapter:  # type: ignore[
     return adapter
 
 
-async def ask_over_the_window(pilot, center: Center):  # type: ignore[no-untyped-def]
+async def ask_over_the_window(pilot: Pilot[None], center: Center) -> tuple[MainScreen, Dialog]:
     app = pilot.app
     screen = main_screen(app)
     await screen.open_dialog(seeded_dialog(center, PAIRS))
@@ -34,9 +37,9 @@ async def ask_over_the_window(pilot, center: Center):  # type: ignore[no-untyped
     assert meter is not None
     provider = center.get_provider("scripted")
     assert provider is not None
-    provider.models[0].context_window = meter.used + 30  # the dialog fits; with the question it does not
+    provider.models[0].context_window = meter.used + 4  # the dialog fits; with the question it does not
     screen.composer.input.focus()
-    await type_text(pilot, "long " * 40)
+    await type_text(pilot, "long " * 10)
     await pilot.press("enter")
     assert await wait_until(pilot, lambda: isinstance(app.screen, FitChoiceScreen))
     return screen, original

@@ -85,3 +85,20 @@ async def test_an_edited_question_in_a_branch_names_the_message(llm_server: LLMS
     [note] = [e for e in await ask(edited, "first question, edited") if isinstance(e, CacheBreak)]
     assert note.reason == "your message at position 1 changed (“first question, edited…”)"
     assert note.tokens == 2030
+
+
+async def test_a_changed_tool_list_breaks_the_cache_and_the_note_names_it(llm_server: LLMServer) -> None:
+    center, dialog = anthropic_dialog(llm_server)
+    llm_server.queue(
+        anthropic_cached_stream(20, 0, 2500, 5),  # the first turn writes 2,500 tokens to the cache
+        anthropic_cached_stream(20, 2500, 30, 5),  # the second reads them back: no note
+        anthropic_cached_stream(20, 0, 2600, 5),  # a tool was added: the tools come before the messages
+    )
+    assert not [e for e in await ask(dialog, "first") if isinstance(e, CacheBreak)]
+    assert not [e for e in await ask(dialog, "second") if isinstance(e, CacheBreak)]
+    assert "tools" not in llm_server.requests[-1].json
+    center.add_function(Echo())
+    [note] = [e for e in await ask(dialog, "third") if isinstance(e, CacheBreak)]
+    assert llm_server.requests[-1].json["tools"][-1]["cache_control"] == EPHEMERAL
+    assert note.reason == "the tool list changed" and note.tokens == 2530
+    assert "the tool list changed" in note.text and "2,530 tokens were read again" in note.text

@@ -22,6 +22,7 @@ from visindigo.engine.providers.windows import window
 
 pytestmark = pytest.mark.llama
 N_CTX = 512
+GEMMA_TEMPLATE = Path(__file__).parents[2] / "interop" / "gemma_tools.jinja"
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +44,10 @@ def llama_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     params.cpuparams.n_threads = 2
     params.endpoint_props = True
     params.warmup = False
+    # the GGUF carries no chat template: without Gemma's own turns the server falls back to ChatML, which the
+    # model has never seen, and its answers (a compaction's summary too) come back as ChatML debris
+    params.use_jinja = True
+    params.chat_template = GEMMA_TEMPLATE.read_text(encoding="utf-8")
     server = xllamacpp.Server(params)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
@@ -127,3 +132,5 @@ async def test_automatic_compaction_on_the_real_server_writes_a_smaller_summary_
     ledger = ledger_of(summary)
     assert ledger is not None and ledger["tokens_after"] < ledger["tokens_before"]
     print(f"\nsummary ({ledger['tokens_before']} -> {ledger['tokens_after']} tokens):\n{summary.content}")
+    written = summary.content.split("\n", 1)[1]  # after the line that says what was compacted
+    assert "<|im_" not in written and "<start_of_turn>" not in written  # prose, not another template's markers

@@ -271,30 +271,54 @@ def held(tmp_path: Path, llm_server: LLMServer) -> Iterator[Path]:
         yield home
 
 
-def test_a_running_app_is_not_disturbed_the_answer_comes_and_says_it_is_not_saved(
+def inbox_files(home: Path) -> list[Path]:
+    return sorted((home / "data" / "inbox").glob("*.json"))
+
+
+def test_beside_a_running_app_the_dialog_goes_to_the_inbox_and_continues_from_there(
     held: Path, llm_server: LLMServer
 ) -> None:
-    llm_server.queue(openai_stream(["Answered anyway"]), openai_stream(["Continued"]))
+    llm_server.queue(openai_stream(["Answered anyway"]), openai_stream(["Continued"]), openai_stream(["Again"]))
     result = ask(held, "a new question")
     assert result.returncode == 0 and result.stdout == "Answered anyway\n"
-    assert "not saved" in result.stderr and "process " in result.stderr and result.stderr.count("\n") == 1
-    result = ask(held, "-c", "and a follow-up")  # the app's dialog is read beside it
+    assert "inbox" in result.stderr and "process " in result.stderr and result.stderr.count("\n") == 1
+    assert len(inbox_files(held)) == 1
+    result = ask(held, "-c", "and a follow-up")  # the dialog changed last is the one waiting in the inbox
     assert result.returncode == 0 and result.stdout == "Continued\n"
+    assert [m["content"] for m in llm_server.requests[-1].json["messages"]] == [
+        "a new question",
+        "Answered anyway",
+        "and a follow-up",
+    ]
+    earlier = next(s for s in Center.open(held, read_only=True).dialog_summaries() if s.title == "earlier question")
+    result = ask(held, "--dialog", earlier.id[:8], "back to the first")  # the app's own dialog, read beside it
+    assert result.returncode == 0 and result.stdout == "Again\n"
     assert [m["content"] for m in llm_server.requests[-1].json["messages"]] == [
         "earlier question",
         "Earlier answer",
-        "and a follow-up",
+        "back to the first",
     ]
+    assert len(inbox_files(held)) == 3
 
 
-def test_after_the_app_closes_the_store_is_as_it_was(tmp_path: Path, llm_server: LLMServer) -> None:
+def test_the_app_takes_the_inbox_in_at_its_next_start(tmp_path: Path, llm_server: LLMServer) -> None:
     home = configure(tmp_path, llm_server)
-    llm_server.queue(openai_stream(["Earlier answer"]), openai_stream(["Not kept"]))
+    llm_server.queue(openai_stream(["Earlier answer"]), openai_stream(["Kept for the app"]))
     assert ask(home, "earlier question").returncode == 0
     with app_holding(home):
-        result = ask(home, "-c", "asked while the app runs")
-        assert result.returncode == 0 and "not saved" in result.stderr
-    assert stored(home) == [[(Role.USER, "earlier question"), (Role.ASSISTANT, "Earlier answer")]]
+        result = ask(home, "-c", "asked while the app runs", "--json")
+        assert result.returncode == 0
+        end = json.loads(result.stdout.splitlines()[-1])
+        assert end["type"] == "end" and end["saved"] is True
+    assert stored(home) == [
+        [
+            (Role.USER, "earlier question"),
+            (Role.ASSISTANT, "Earlier answer"),
+            (Role.USER, "asked while the app runs"),
+            (Role.ASSISTANT, "Kept for the app"),
+        ]
+    ]
+    assert inbox_files(home) == []
 
 
 # --- exit codes ---------------------------------------------------------------------------------------------------

@@ -225,8 +225,8 @@ def _place(store: Store, entry: Entry, loaded: Container[str]) -> str:
     if stored is None:
         store.save_dialog(dialog)
         return dialog.id
-    if _same_messages(store, dialog.id, dialog):
-        return ""  # taken in before, and the file not deleted (a crash after the commit)
+    if _holds_all_of(store, dialog.id, dialog):
+        return ""  # taken in before, and the file not deleted (a crash after the commit), or one newer taken since
     branch_id = str(uuid.uuid5(_NAMESPACE, entry.path.name))
     if store.has_dialog(branch_id):
         return ""  # taken in before as a branch
@@ -244,10 +244,12 @@ def _place(store: Store, entry: Entry, loaded: Container[str]) -> str:
     return branch_id
 
 
-def _same_messages(store: Store, dialog_id: str, dialog: Dialog) -> bool:
+def _holds_all_of(store: Store, dialog_id: str, dialog: Dialog) -> bool:
+    """Whether the stored dialog begins with every message of `dialog`: nothing of the file would be added."""
     document = store.load_document(dialog_id)
     if document is None:
         return False
     stored = Dialog(None)
     stored.from_json(document)
-    return [m.to_json() for m in stored.messages] == [m.to_json() for m in dialog.messages]
+    mine = [m.to_json() for m in dialog.messages]
+    return [m.to_json() for m in stored.messages[: len(mine)]] == mine

@@ -55,6 +55,7 @@ class Center:
         #: What the user should be told after opening: config problems, a store moved aside, recovered replies.
         self.notices: list[str] = []
         self._picks: list[Pick] = []
+        self._inbox_taken: list[str] = []  # see `take_inbox`
 
     @classmethod
     def open(
@@ -153,8 +154,7 @@ class Center:
         if dialog is None and self.read_only and self.store is not None:
             waiting = self._inbox().get(dialog_id)
             if waiting is not None:
-                dialog = Dialog(self)
-                dialog.from_json(waiting.document)
+                dialog, dialog.center = waiting.dialog, self
         if dialog is None and self.store is not None:
             dialog = self.store.load_dialog(dialog_id, self)
         if dialog is not None:
@@ -163,9 +163,7 @@ class Center:
 
     def has_dialog(self, dialog_id: str) -> bool:
         """Whether a dialog of that id exists, without loading it."""
-        if dialog_id in self._dialogs:
-            return True
-        if self.read_only and dialog_id in self._inbox():
+        if dialog_id in self._dialogs or (self.read_only and dialog_id in self._inbox()):
             return True
         return self.store is not None and self.store.has_dialog(dialog_id)
 
@@ -231,7 +229,7 @@ class Center:
     def dialog_summaries(self) -> list[DialogSummary]:
         """What the dialog tree shows; with a store it comes from metadata alone, no message is read."""
         if self.store is not None and not self.read_only:
-            self.take_inbox()
+            self._take_inbox()
             return self.store.summaries()
         in_memory = [
             DialogSummary(
@@ -261,25 +259,28 @@ class Center:
         return stored + list(mine.values())
 
     def take_inbox(self) -> list[str]:
-        """Move the dialogs `visindigo ask` left in the store's inbox while this instance held the store into it
-        (`engine.storage.inbox`); the ids written. A file that cannot be read is set aside and reported through
-        the store's `on_error`. Dialogs open here are never replaced: what continues one goes in as its branch."""
+        """Move the dialogs `visindigo ask` left in the store's inbox into it (`engine.storage.inbox`; a bad file
+        is set aside and told through the store's `on_error`). The ids taken in since the last call, by it or by a
+        listing (which takes the inbox in first): a caller that shows the tree knows to redraw it."""
+        self._take_inbox()
+        taken, self._inbox_taken = self._inbox_taken, []
+        return taken
+
+    def _take_inbox(self) -> None:
         if self.store is None or self.read_only:
-            return []
+            return
         from .storage.inbox import Inbox
 
         written, problems = Inbox(self.store.path.parent).take_into(self.store, loaded=self._dialogs)
+        self._inbox_taken += written
         for problem in problems:
             self.store.report_error(problem)
-        return written
 
     def _inbox(self) -> dict[str, Entry]:
         """The dialogs waiting in the inbox of the store read here, by id (`Inbox.latest`)."""
-        if self.store is None:
-            return {}
         from .storage.inbox import Inbox
 
-        return Inbox(self.store.path.parent).latest()
+        return Inbox(self.store.path.parent).latest() if self.store is not None else {}
 
     # --- picks of comparisons -------------------------------------------------------------------------------
 

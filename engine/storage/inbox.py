@@ -29,7 +29,6 @@ import logging
 import os
 import sqlite3
 import time
-import uuid
 from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +51,8 @@ INBOX_FOLDER = "inbox"
 VERSION = 1
 #: A temporary file older than this (seconds) was left by a writer that crashed before its rename.
 STALE_TEMPORARY = 3600.0
-_NAMESPACE = uuid.UUID("6f1c2a4e-9b3d-4c8e-a1f0-5d7e2b9c4a10")
+#: The namespace of the branch ids (uuid5 of a file's name), so that taking a file in twice makes one branch.
+_NAMESPACE = "6f1c2a4e-9b3d-4c8e-a1f0-5d7e2b9c4a10"
 
 
 class InboxFileError(Exception):
@@ -227,7 +227,9 @@ def _place(store: Store, entry: Entry, loaded: Container[str]) -> str:
         return dialog.id
     if _holds_all_of(store, dialog.id, dialog):
         return ""  # taken in before, and the file not deleted (a crash after the commit), or one newer taken since
-    branch_id = str(uuid.uuid5(_NAMESPACE, entry.path.name))
+    import uuid  # (with its `platform` import: not on `ask`'s way to its request, which rarely comes here)
+
+    branch_id = str(uuid.uuid5(uuid.UUID(_NAMESPACE), entry.path.name))
     if store.has_dialog(branch_id):
         return ""  # taken in before as a branch
     unchanged = (

@@ -137,26 +137,40 @@ class Inbox:
             except FileNotFoundError:
                 continue
             except InboxFileError as error:
-                problems.append(self._set_aside(path, str(error)))
+                problem = self._set_aside(path, str(error))
+                if problem is not None:
+                    problems.append(problem)
                 continue
             try:
                 dialog_id = _place(store, entry, loaded)
             except (sqlite3.Error, StoreError) as error:
                 log.warning("the inbox file %s is left for later: %s", path, error)
                 break
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as error:  # taking it in again adds nothing (`_place`); said once, not at every look
+                if _first_time(path):
+                    log.warning("the inbox file %s was taken in but cannot be deleted: %s", path, error)
             if dialog_id:
                 written.append(dialog_id)
         return written, problems
 
-    def _set_aside(self, path: Path, why: str) -> str:
+    def _set_aside(self, path: Path, why: str) -> str | None:
+        """Rename a bad file `NAME.bad`; the line to tell the user (None: told already, it could not be renamed)."""
         aside = path.with_name(path.name + ".bad")
+        name, why = clean_line(path.name, 120), clean_line(why, 160)  # a file may be called anything
         try:
             os.replace(path, aside)
         except OSError as error:
-            return f"The inbox file {path} cannot be read ({why}) nor set aside: {error.strerror or error}."
-        return f"The inbox file {path.name} could not be taken in ({why}); it is kept as {aside}."
+            if not _first_time(path):
+                return None  # the app looks every few seconds: one line, not one each time
+            return (
+                f"The inbox file {clean_line(str(path), 200)} cannot be read ({why}) nor set aside: "
+                f"{error.strerror or error}."
+            )
+        return f"The inbox file {name} could not be taken in ({why}); it is kept as {clean_line(str(aside), 200)}."
 
     def _remove_stale_temporaries(self) -> None:
         try:
@@ -170,6 +184,16 @@ class Inbox:
                 with contextlib.suppress(OSError):
                     if now - path.stat().st_mtime > STALE_TEMPORARY:
                         path.unlink()
+
+
+#: Files met that could not be renamed or deleted, so that each is told once while the app runs.
+_TOLD: set[Path] = set()
+
+
+def _first_time(path: Path) -> bool:
+    first = path not in _TOLD
+    _TOLD.add(path)
+    return first
 
 
 def read_entry(path: Path) -> Entry:

@@ -243,3 +243,26 @@ def test_without_an_inbox_listing_costs_one_failed_listdir(app: Center, tmp_path
     assert not (tmp_path / "data" / "inbox").exists()
     assert app.dialog_summaries() == [] and app.take_inbox() == []
     assert not (tmp_path / "data" / "inbox").exists()  # nothing is created by looking
+
+
+def test_a_bad_file_that_cannot_be_set_aside_is_told_once_not_at_every_look(
+    app: Center, tmp_path: Path, errors: list[str]
+) -> None:
+    folder = tmp_path / "data" / "inbox"
+    folder.mkdir()
+    bad = folder / "1-stuck-1.json"
+    bad.write_text("not json", encoding="utf-8")
+    (folder / "1-stuck-1.json.bad").mkdir()  # the name to set it aside under is taken: the rename fails
+    for _ in range(3):
+        app.dialog_summaries()
+        app.take_inbox()
+    assert len(errors) == 1 and "nor set aside" in errors[0] and "\n" not in errors[0]
+    assert bad.exists()
+
+
+def test_a_file_name_a_terminal_would_obey_is_told_inert(app: Center, tmp_path: Path, errors: list[str]) -> None:
+    folder = tmp_path / "data" / "inbox"
+    folder.mkdir()
+    (folder / "2-\x1b]0;owned\x07\x1b[31m-1.json").write_text("{", encoding="utf-8")
+    app.dialog_summaries()
+    assert len(errors) == 1 and not any(ch in errors[0] for ch in "\x1b\x07")

@@ -44,7 +44,7 @@ def open_center(args: argparse.Namespace) -> tuple[Center, str]:
         center = _reading_center(config_path, data_dir)
         return center, (
             f"Visindigo{holder} is open on {locked.directory}: this dialog goes to its inbox, and the app takes "
-            "it in when it next lists its dialogs"
+            "it into its tree within a few seconds"
         )
     finally:
         progress.finish()

@@ -4,6 +4,7 @@ Measured in one run, interleaved so that a busy machine slows every case alike:
 - `python -c pass`: the interpreter alone, start to exit (the yardstick: the target is ask <= 3x this);
 - httpx: a fresh interpreter that imports httpx and POSTs to the server, start to the request's arrival — plainly
   (`import httpx`, which loads httpx's command line and rich with it), and as the engine imports it (without);
+- a request with the standard library's http.client (no asyncio, no httpx): the floor of any Python client;
 - the import of the asynchronous HTTP stack alone (asyncio, httpx, httpcore, anyio's asyncio backend), start to
   exit: what any asyncio httpx client (the engine's adapters use one) pays before its first request;
 - `visindigo ask "…"`: start to the chat request's arrival, with a config naming the loopback provider and its
@@ -24,6 +25,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -32,6 +34,13 @@ from tests.llm_server import LLMServer, RecordedRequest, Reply, openai_stream
 HTTPX_PLAIN = "import httpx; httpx.post({url!r}, json={{'model': 'm', 'messages': []}})"
 HTTPX_LEAN = "import sys; sys.modules['httpx._main'] = None; " + HTTPX_PLAIN
 #: What an asyncio httpx client loads before its first request (httpcore's async pool runs on anyio).
+#: The floor of any Python client: the standard library's blocking HTTP client, no asyncio, no httpx.
+STDLIB_REQUEST = (
+    "import http.client, json; c = http.client.HTTPConnection({host!r}, {port}); "
+    "c.request('POST', {path!r}, json.dumps({{'model': 'm', 'messages': []}}), "
+    "{{'Content-Type': 'application/json'}}); "
+    "c.getresponse().read()"
+)
 ASYNC_STACK = "import sys; sys.modules['httpx._main'] = None; import asyncio, httpx, httpcore, anyio._backends._asyncio"
 
 
@@ -103,6 +112,8 @@ def main() -> None:
         env = {**os.environ, "VISINDIGO_HOME": str(home), "BENCH_KEY": "sk-bench"}
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules compiled once, not at every start
         ask = [python, "-m", "visindigo", "ask", "Say ok."]
+        address = urlsplit(server.openai_url + "/chat/completions")
+        stdlib = STDLIB_REQUEST.format(host=address.hostname, port=address.port, path=address.path)
         cases = {
             "python -c pass": lambda: to_exit([python, "-c", "pass"], env),
             "httpx request (import httpx)": lambda: to_request(
@@ -111,6 +122,7 @@ def main() -> None:
             "httpx request (without its CLI)": lambda: to_request(
                 [python, "-c", HTTPX_LEAN.format(url=server.openai_url + "/chat/completions")], arrivals, env
             ),
+            "http.client request (stdlib)": lambda: to_request([python, "-c", stdlib], arrivals, env),
             "async HTTP stack (import only)": lambda: to_exit([python, "-c", ASYNC_STACK], env),
             "visindigo ask": lambda: to_request(ask, arrivals, env),
         }
@@ -135,6 +147,8 @@ def main() -> None:
         wall["visindigo ask"],
     )
     print(f"\nask / python -c pass = {ask_time / base:.2f} (target <= 3); CPU: {cpu['visindigo ask'] / base_cpu:.2f}")
+    floor = wall["http.client request (stdlib)"]
+    print(f"stdlib http.client request / python -c pass = {floor / base:.2f} (the floor of a Python client)")
     print(f"ask / lean httpx request = {ask_time / lean:.2f}; ask / async HTTP stack import = {ask_time / stack:.2f}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 

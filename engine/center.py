@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .config.model import Config
     from .events import Event
     from .paths import Paths
+    from .storage.inbox import Entry
     from .storage.store import Store
 
 
@@ -54,6 +55,7 @@ class Center:
         #: What the user should be told after opening: config problems, a store moved aside, recovered replies.
         self.notices: list[str] = []
         self._picks: list[Pick] = []
+        self._inbox_taken: list[str] = []  # see `take_inbox`
 
     @classmethod
     def open(
@@ -146,17 +148,24 @@ class Center:
         return dialog
 
     def get_dialog(self, dialog_id: str) -> Dialog | None:
-        """The dialog of that id; with a store, one not opened yet is loaded (messages and all) now."""
+        """The dialog of that id; with a store, one not opened yet is loaded (messages and all) now. Read beside
+        the writer, a dialog waiting in the store's inbox is read from there (`engine.storage.inbox`)."""
         dialog = self._dialogs.get(dialog_id)
+        if dialog is None and self.read_only and self.store is not None:
+            waiting = self._inbox().get(dialog_id)
+            if waiting is not None:
+                dialog, dialog.center = waiting.dialog, self
         if dialog is None and self.store is not None:
             dialog = self.store.load_dialog(dialog_id, self)
-            if dialog is not None:
-                self._dialogs[dialog_id] = dialog
+        if dialog is not None:
+            self._dialogs[dialog_id] = dialog
         return dialog
 
     def has_dialog(self, dialog_id: str) -> bool:
         """Whether a dialog of that id exists, without loading it."""
-        return dialog_id in self._dialogs or (self.store is not None and self.store.has_dialog(dialog_id))
+        if dialog_id in self._dialogs or (self.read_only and dialog_id in self._inbox()):
+            return True
+        return self.store is not None and self.store.has_dialog(dialog_id)
 
     def remove_dialog(self, dialog_id: str) -> bool:
         """Forget a dialog; its branches now point at its parent, so none becomes unreachable.
@@ -220,6 +229,7 @@ class Center:
     def dialog_summaries(self) -> list[DialogSummary]:
         """What the dialog tree shows; with a store it comes from metadata alone, no message is read."""
         if self.store is not None and not self.read_only:
+            self._take_inbox()
             return self.store.summaries()
         in_memory = [
             DialogSummary(
@@ -236,15 +246,41 @@ class Center:
         ]
         if self.store is None:
             return in_memory
-        # read-only: what the writer saved, with this instance's own (unsaved) dialogs and changes over it
+        # read-only: what the writer saved, what waits in its inbox over that, and this instance's own (unsaved)
+        # dialogs and changes over both
         mine = {summary.id: summary for summary in in_memory}
+        waiting = {dialog_id: entry.summary() for dialog_id, entry in self._inbox().items()}
         stored = []
-        for summary in self.store.summaries():
+        for summary in [waiting.pop(s.id, s) for s in self.store.summaries()] + list(waiting.values()):
             own = mine.pop(summary.id, None)
             if own is not None:
                 summary = replace(summary, title=own.title, message_count=own.message_count)
             stored.append(summary)
         return stored + list(mine.values())
+
+    def take_inbox(self) -> list[str]:
+        """Move the dialogs `visindigo ask` left in the store's inbox into it (`engine.storage.inbox`; a bad file
+        is set aside and told through the store's `on_error`). The ids taken in since the last call, by it or by a
+        listing (which takes the inbox in first): a caller that shows the tree knows to redraw it."""
+        self._take_inbox()
+        taken, self._inbox_taken = self._inbox_taken, []
+        return taken
+
+    def _take_inbox(self) -> None:
+        if self.store is None or self.read_only:
+            return
+        from .storage.inbox import Inbox
+
+        written, problems = Inbox(self.store.path.parent).take_into(self.store, loaded=self._dialogs)
+        self._inbox_taken += written
+        for problem in problems:
+            self.store.report_error(problem)
+
+    def _inbox(self) -> dict[str, Entry]:
+        """The dialogs waiting in the inbox of the store read here, by id (`Inbox.latest`)."""
+        from .storage.inbox import Inbox
+
+        return Inbox(self.store.path.parent).latest() if self.store is not None else {}
 
     # --- picks of comparisons -------------------------------------------------------------------------------
 

@@ -271,30 +271,177 @@ def held(tmp_path: Path, llm_server: LLMServer) -> Iterator[Path]:
         yield home
 
 
-def test_a_running_app_is_not_disturbed_the_answer_comes_and_says_it_is_not_saved(
+def inbox_files(home: Path) -> list[Path]:
+    return sorted((home / "data" / "inbox").glob("*.json"))
+
+
+def test_beside_a_running_app_the_dialog_goes_to_the_inbox_and_continues_from_there(
     held: Path, llm_server: LLMServer
 ) -> None:
-    llm_server.queue(openai_stream(["Answered anyway"]), openai_stream(["Continued"]))
+    llm_server.queue(openai_stream(["Answered anyway"]), openai_stream(["Continued"]), openai_stream(["Again"]))
     result = ask(held, "a new question")
     assert result.returncode == 0 and result.stdout == "Answered anyway\n"
-    assert "not saved" in result.stderr and "process " in result.stderr and result.stderr.count("\n") == 1
-    result = ask(held, "-c", "and a follow-up")  # the app's dialog is read beside it
+    assert "inbox" in result.stderr and "process " in result.stderr and result.stderr.count("\n") == 1
+    assert len(inbox_files(held)) == 1
+    result = ask(held, "-c", "and a follow-up")  # the dialog changed last is the one waiting in the inbox
     assert result.returncode == 0 and result.stdout == "Continued\n"
+    assert [m["content"] for m in llm_server.requests[-1].json["messages"]] == [
+        "a new question",
+        "Answered anyway",
+        "and a follow-up",
+    ]
+    earlier = next(s for s in Center.open(held, read_only=True).dialog_summaries() if s.title == "earlier question")
+    result = ask(held, "--dialog", earlier.id[:8], "back to the first")  # the app's own dialog, read beside it
+    assert result.returncode == 0 and result.stdout == "Again\n"
     assert [m["content"] for m in llm_server.requests[-1].json["messages"]] == [
         "earlier question",
         "Earlier answer",
-        "and a follow-up",
+        "back to the first",
     ]
+    assert len(inbox_files(held)) == 3
 
 
-def test_after_the_app_closes_the_store_is_as_it_was(tmp_path: Path, llm_server: LLMServer) -> None:
+def test_the_app_takes_the_inbox_in_at_its_next_start(tmp_path: Path, llm_server: LLMServer) -> None:
     home = configure(tmp_path, llm_server)
-    llm_server.queue(openai_stream(["Earlier answer"]), openai_stream(["Not kept"]))
+    llm_server.queue(openai_stream(["Earlier answer"]), openai_stream(["Kept for the app"]))
     assert ask(home, "earlier question").returncode == 0
     with app_holding(home):
-        result = ask(home, "-c", "asked while the app runs")
-        assert result.returncode == 0 and "not saved" in result.stderr
-    assert stored(home) == [[(Role.USER, "earlier question"), (Role.ASSISTANT, "Earlier answer")]]
+        result = ask(home, "-c", "asked while the app runs", "--json")
+        assert result.returncode == 0
+        end = json.loads(result.stdout.splitlines()[-1])
+        assert end["type"] == "end" and end["saved"] is True
+    assert stored(home) == [
+        [
+            (Role.USER, "earlier question"),
+            (Role.ASSISTANT, "Earlier answer"),
+            (Role.USER, "asked while the app runs"),
+            (Role.ASSISTANT, "Kept for the app"),
+        ]
+    ]
+    assert inbox_files(home) == []
+
+
+def test_two_asks_at_once_beside_the_app_both_reach_its_store(held: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(*(openai_stream([f"Answer {n}", " (slow)"], delay_between=0.5) for n in range(2)))
+    processes = [start_ask(held, "-c", f"question {n}") for n in range(2)]  # both continue the same dialog
+    outputs = [process.communicate(timeout=120) for process in processes]
+    assert [process.returncode for process in processes] == [0, 0], outputs
+    assert len(inbox_files(held)) == 2
+    center = Center.open(held, read_only=True)
+    try:
+        assert len(center.dialog_summaries()) == 1  # beside the app, the newest file of the dialog is what is seen
+    finally:
+        center.close()
+
+
+def test_two_asks_at_once_lose_nothing_when_the_app_takes_them_in(tmp_path: Path, llm_server: LLMServer) -> None:
+    home = configure(tmp_path, llm_server)
+    llm_server.queue(openai_stream(["Earlier answer"]))
+    assert ask(home, "earlier question").returncode == 0
+    llm_server.queue(*(openai_stream([f"Answer {n}", " (slow)"], delay_between=0.5) for n in range(3)))
+    with app_holding(home):
+        processes = [start_ask(home, "-c", "continued"), start_ask(home, "-c", "continued"), start_ask(home, "new")]
+        for process in processes:
+            process.communicate(timeout=120)
+        assert [process.returncode for process in processes] == [0, 0, 0]
+        assert len(inbox_files(home)) == 3
+    dialogs = stored(home)  # the app's start takes the three in: one in place, one as its branch, one new
+    assert inbox_files(home) == []
+    assert sorted(len(d) for d in dialogs) == [2, 4, 4]
+    answers = sorted(d[-1][1] for d in dialogs)
+    assert answers == ["Answer 0 (slow)", "Answer 1 (slow)", "Answer 2 (slow)"]
+    continued = [d for d in dialogs if len(d) == 4]
+    assert all(
+        d[:3] == [(Role.USER, "earlier question"), (Role.ASSISTANT, "Earlier answer"), (Role.USER, "continued")]
+        for d in continued
+    )
+    center = Center.open(home)
+    try:
+        parents = {s.branch_from_id for s in center.dialog_summaries()} - {""}
+        assert len(parents) == 1  # the second continuation is a branch of the first's dialog
+    finally:
+        center.close()
+
+
+def test_ctrl_c_beside_the_app_keeps_the_partial_answer_in_the_inbox(tmp_path: Path, llm_server: LLMServer) -> None:
+    home = configure(tmp_path, llm_server)
+    llm_server.queue(openai_stream(["First words", *[f" more {n}" for n in range(40)]], delay_between=0.25))
+    with app_holding(home):
+        process = start_ask(home, "tell me a long story")
+        assert process.stdout is not None
+        assert _read_some(process.stdout.fileno()).startswith(b"First words")
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=60)
+        assert process.returncode == 130 and len(inbox_files(home)) == 1
+    center = only_dialog(home)
+    try:
+        dialog = center.get_dialog(center.dialog_summaries()[0].id)
+        assert dialog is not None
+        assert dialog.last_message.meta.get("status") == "interrupted"
+        assert dialog.last_message.content.startswith("First words")
+    finally:
+        center.close()
+
+
+def test_no_save_beside_the_app_writes_no_inbox(held: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(openai_stream(["Not kept"]))
+    result = ask(held, "--no-save", "a passing question")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "Not kept\n", "")
+    assert not (held / "data" / "inbox").exists()
+
+
+async def test_ask_beside_the_app_in_pilot_appears_in_its_tree_and_continues_there(
+    tmp_path: Path, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from tests.tui.helpers import main_screen, make_app, settle, type_text, wait_until
+
+    home = configure(tmp_path, llm_server)
+    llm_server.queue(openai_stream(["Shell answer"]), openai_stream(["In the app"]), openai_stream(["Shell again"]))
+    monkeypatch.setenv("ASK_TEST_KEY", KEY)
+    center = Center.open(home)  # the app holds the store (and its lock) while `ask` runs as a subprocess
+    try:
+        app = make_app(center=center)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = main_screen(app)
+            tree = screen.sidebar.dialog_tree
+            result = await asyncio.to_thread(ask, home, "asked from the shell")
+            assert result.returncode == 0 and result.stdout == "Shell answer\n" and "inbox" in result.stderr
+            (waiting,) = inbox_files(home)
+            assert await wait_until(pilot, lambda: not waiting.exists())  # taken in without a key pressed
+            (summary,) = center.dialog_summaries()
+            assert await wait_until(pilot, lambda: tree.node_for(summary.id) is not None)
+            node = tree.node_for(summary.id)
+            assert node is not None and "asked from the shell" in str(node.label)
+            await screen.open_dialog_id(summary.id)
+            await settle(pilot)
+            texts = [view.copy_text() if (view := screen.pane.view_for(i)) is not None else "" for i in range(2)]
+            assert texts == ["asked from the shell", "Shell answer"]
+            await type_text(pilot, "continued in the app")
+            await pilot.press("enter")
+            await settle(pilot)
+            assert await wait_until(pilot, lambda: screen.dialog.last_message.content == "In the app")
+            assert [m["content"] for m in llm_server.requests[-1].json["messages"]] == [
+                "asked from the shell",
+                "Shell answer",
+                "continued in the app",
+            ]
+            # and `ask -c` continues it from the shell again: the app has it open, so it comes back as its branch
+            result = await asyncio.to_thread(ask, home, "-c", "and from the shell again")
+            assert result.returncode == 0 and result.stdout == "Shell again\n"
+            assert [m["content"] for m in llm_server.requests[-1].json["messages"]][-3:] == [
+                "continued in the app",
+                "In the app",
+                "and from the shell again",
+            ]
+            assert await wait_until(pilot, lambda: len(center.dialog_summaries()) == 2)
+            branch = next(s for s in center.dialog_summaries() if s.branch_from_id == summary.id)
+            assert await wait_until(pilot, lambda: tree.node_for(branch.id) is not None)
+            assert [m.content for m in screen.dialog.messages][-1] == "In the app"  # the open dialog is undisturbed
+    finally:
+        center.close()
+    assert sorted(len(d) for d in stored(home)) == [4, 6]
 
 
 # --- exit codes ---------------------------------------------------------------------------------------------------

@@ -107,7 +107,7 @@ def resolve(path: str | os.PathLike[str], start_folder: str | os.PathLike[str]) 
     start = Path(os.path.abspath(os.path.expanduser(os.fspath(start_folder))))
     given = Path(os.path.expanduser(text))
     lexical = Path(os.path.normpath(given if given.is_absolute() else start / given))
-    shown = repr(clean_line(text, 60))
+    shown = repr(_path_line(text))
     inside = lexical == start or start in lexical.parents
     if inside:
         real_start = Path(os.path.realpath(start))
@@ -120,6 +120,12 @@ def resolve(path: str | os.PathLike[str], start_folder: str | os.PathLike[str]) 
     else:
         name = lexical.name
     return lexical, name or lexical.name, shown
+
+
+def _path_line(text: str, limit: int = 60) -> str:
+    """A path for a one-line message: a long one keeps its end (the file's name), its beginning cut to "…"."""
+    line = clean_line(text, 4096)
+    return line if len(line) <= limit else "…" + line[-(limit - 1) :].lstrip()
 
 
 def _check_type(mode: int, shown: str) -> None:

@@ -9,6 +9,7 @@ from ..config import apply_config, load_config
 from ..config.apply import ConfigTarget
 from ..paths import ensure_dirs, resolve_paths
 from .errors import StoreError
+from .inbox import Inbox
 from .salvage import SalvageProgress
 from .store import Store
 
@@ -40,7 +41,8 @@ def open_center(
     """A Center configured from the config file and backed by the store of the data directory.
 
     Config problems never stop it: they are in `center.notices`, with what the store reports (a file moved
-    aside, replies recovered after a crash). Raises `StoreLocked` / `StoreError` when the store is unusable.
+    aside, replies recovered after a crash, an inbox file that could not be taken in). Raises `StoreLocked` /
+    `StoreError` when the store is unusable.
     `read_only` reads the store beside the instance that holds its lock and writes nothing to it
     (`Center.read_only`); it needs a store that exists. `on_salvage` hears the progress of copying a damaged
     store (`Store.open`).
@@ -63,4 +65,6 @@ def open_center(
         store.close()
         raise
     center.notices = [str(problem) for problem in problems] + list(store.notices)
+    if not read_only:  # what `visindigo ask` left while another instance held the store (`inbox`)
+        center.notices += Inbox(paths.data_dir).take_into(store)[1]
     return center

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 from .ask_errors import AskError, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from visindigo.engine import Center, Dialog, Message
     from visindigo.engine.approval import Approval, ToolCallRequest
 
@@ -129,7 +131,9 @@ async def _ask_in(
 ) -> int:
     """Ask in `dialog` — in its compacted branch when a continued dialog is due for automatic compaction."""
     from .ask_output import make_output
+    from .ask_store import inbox_keeper
 
+    keep = inbox_keeper(center, args, dialog)  # before the question: what a continued dialog started from
     if continued:
         dialog = await _compact_if_due(center, dialog, messages)
     for message in messages:
@@ -137,7 +141,7 @@ async def _ask_in(
     output = make_output(args, sys.stdout, sys.stderr)
     approver = Approver(dialog, allow_all=args.allow_tools, names=args.allow_tool)
     saved = center.store is not None and not center.read_only
-    return await answer(center, dialog, output, approver, saved=saved)
+    return await answer(center, dialog, output, approver, saved=saved, keep=keep)
 
 
 async def _compact_if_due(center: Center, dialog: Dialog, messages: list[Message]) -> Dialog:
@@ -200,9 +204,18 @@ def _prepare(center: Center, args: argparse.Namespace, question: Question) -> tu
 SYSTEM_SKILL = "system prompt (ask)"
 
 
-async def answer(center: Center, dialog: Dialog, output: Output, approver: Approver, *, saved: bool) -> int:
+async def answer(
+    center: Center,
+    dialog: Dialog,
+    output: Output,
+    approver: Approver,
+    *,
+    saved: bool,
+    keep: Callable[[Dialog], str] | None = None,
+) -> int:
     """Run the dialog, showing its events; the exit status. ctrl+c cancels the run, which keeps the partial
-    answer marked interrupted; the store and the providers are closed before this returns."""
+    answer marked interrupted; the store and the providers are closed before this returns. `keep` writes the
+    dialog to the inbox of a store a running app holds once the run is over (`ask_store.inbox_keeper`)."""
     import asyncio
     import contextlib
 
@@ -234,6 +247,11 @@ async def answer(center: Center, dialog: Dialog, output: Output, approver: Appro
         except BrokenPipeError:
             status, problem = READER_GONE, ""
         await center.aclose()
+    if keep is not None:
+        trouble = keep(dialog)
+        saved = not trouble
+        if trouble:
+            _say(trouble)
     if status == READER_GONE:
         _quiet_stdout()
     else:

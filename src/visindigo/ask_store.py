@@ -3,8 +3,10 @@
 With the app closed, `ask` opens the store as the app does (taking its lock for the few seconds of the run), so
 the dialog is written as it streams and the app lists it at its next start. With the app open, the store's lock
 says another instance writes it: `ask` then reads it beside the app (`Center.read_only`, as a second browser tab
-of `visindigo serve` does), still answers, and says on stderr that this answer is not saved — it never writes
-under a running app. `--no-save` reads the same way; `--demo` uses the demo model in memory.
+of `visindigo serve` does, seeing the dialogs waiting in the inbox too), answers, and writes the dialog whole
+into the store's inbox (`engine.storage.inbox`) when the run ends; the app takes it in when it next lists its
+dialogs. It never writes the store under a running app. `--no-save` reads the same way and writes nothing;
+`--demo` uses the demo model in memory.
 """
 
 from __future__ import annotations
@@ -15,11 +17,15 @@ from typing import TYPE_CHECKING
 from .ask_errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from visindigo.engine import Center, Dialog
+    from visindigo.engine.storage.inbox import Inbox
 
 
 def open_center(args: argparse.Namespace) -> tuple[Center, str]:
-    """The Center to ask in, and "" when its dialogs are saved, else the line that says why they are not."""
+    """The Center to ask in, and "" when its dialogs are saved as they change, else the line to say on stderr:
+    where they go instead (the inbox, see `inbox_keeper`)."""
     from visindigo.engine import Center
     from visindigo.engine.storage import StoreLocked
 
@@ -37,8 +43,8 @@ def open_center(args: argparse.Namespace) -> tuple[Center, str]:
         holder = f" (process {locked.holder})" if locked.holder else ""
         center = _reading_center(config_path, data_dir)
         return center, (
-            f"this answer is not saved: Visindigo{holder} is open on {locked.directory} and writes its dialogs; "
-            "close it to save what you ask here (or pass --no-save)"
+            f"Visindigo{holder} is open on {locked.directory}: this dialog goes to its inbox, and the app takes "
+            "it into its tree within a few seconds"
         )
     finally:
         progress.finish()
@@ -91,3 +97,31 @@ def choose_dialog(center: Center, args: argparse.Namespace) -> Dialog | None:
     if dialog is None:
         raise UsageError(f"the dialog {dialog_id[:8]} cannot be read from the store")
     return dialog
+
+
+def inbox_keeper(center: Center, args: argparse.Namespace, dialog: Dialog) -> Callable[[Dialog], str] | None:
+    """With the store held by a running app (and saving not turned off): what writes the dialog asked in to the
+    store's inbox once the run is over, returning "" or the line that says why it could not. None otherwise.
+
+    `dialog` is the one chosen to ask in, before its question: a continued dialog records what it started from,
+    so the app that takes it in knows whether the dialog changed there meanwhile (`Inbox.take_into`)."""
+    if args.demo or args.no_save or not center.read_only or center.paths is None:
+        return None
+    from visindigo.engine.storage.inbox import Inbox, base_of
+
+    inbox = Inbox(center.paths.data_dir)
+    base = base_of(center.store, dialog, inbox) if center.store is not None else None
+    started_from = dialog.id
+
+    def keep(asked_in: Dialog) -> str:
+        return _put(inbox, asked_in, base if asked_in.id == started_from else None)
+
+    return keep
+
+
+def _put(inbox: Inbox, dialog: Dialog, base: dict[str, object] | None) -> str:
+    try:
+        inbox.put(dialog, base)
+    except OSError as error:
+        return f"the dialog could not be written to the inbox {inbox.folder}: {error.strerror or error}"
+    return ""

@@ -21,6 +21,7 @@ from textual.binding import BindingType
 from textual.worker import Worker
 
 from visindigo.engine import Center, Dialog, Message
+from visindigo.engine.storage.errors import StoreError
 from visindigo.tui.chat.composer import ComposerInput
 from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.common.copy_actions import copy_last_answer, save_last_copy
@@ -36,6 +37,9 @@ from visindigo.tui.workbench import events as news
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown  # (its module loads markdown_it: not on the way to the first frame)
+
+#: Seconds between looks at the store's inbox for dialogs `visindigo ask` wrote beside the app.
+INBOX_CHECK = 2.0
 
 
 class MainScreen(Workspace):
@@ -71,6 +75,7 @@ class MainScreen(Workspace):
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
         self.call_after_refresh(self._fill_sidebar)  # hundreds of dialogs: after the first frame
+        self.set_interval(INBOX_CHECK, self._take_inbox, name="inbox")
         if self.services is not None:
             await self.services.main_screen_ready(self)
 
@@ -80,6 +85,16 @@ class MainScreen(Workspace):
     def on_screen_resume(self) -> None:
         """Back from a modal (providers, MCP servers, the model picker): the status line may say something new."""
         self.status_line.refresh_now()
+
+    def _take_inbox(self) -> None:
+        """Dialogs `visindigo ask` left beside this app (`engine.storage.inbox`) go into the store and the tree
+        soon after they are written, not only at the next listing; a look at an empty folder otherwise."""
+        try:
+            taken = self.center.take_inbox()
+        except StoreError:  # a repair under way: the files wait for the next look
+            return
+        if taken:
+            self.workbench.refresh_tree()
 
     async def _fill_sidebar(self) -> None:
         self.workbench.refresh_tree()

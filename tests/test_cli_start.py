@@ -76,3 +76,11 @@ def test_a_plain_start_with_plain_options_builds_no_subcommand_parser(monkeypatc
     assert built == []
     chat = cli.parse_arguments(["chat", "--plain", "--color"])
     assert (chat.command, chat.plain, chat.color) == ("chat", True, True)
+
+
+def test_the_usage_line_names_every_subcommand() -> None:
+    """The names in the usage line are written out (see `cli.COMMAND_NAMES`); `usage` was once missing from it."""
+    parser = cli.build_parser()
+    commands = next(action for action in parser._actions if action.dest == "command")
+    assert list(cli.COMMAND_NAMES) == list(commands.choices or {})
+    assert "{" + ",".join(cli.COMMAND_NAMES) + "}" in parser.format_usage()

@@ -107,6 +107,13 @@ def _paths_help() -> str:
     )
 
 
+#: The subcommands in the order `--help` lists them. Written out because the parser made for `ask` alone has
+#: only that one, and its usage line must read as the full parser's (tests/test_cli_start.py checks the two agree).
+COMMAND_NAMES = (
+    "ask", "chat", "serve", "list", "export", "import", "scores", "usage", "config", "doctor", "tools", "completion"
+)
+
+
 def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentParser:
     """The command line's parser; without `commands`, the run options alone, raising `argparse.ArgumentError`
     instead of printing it (see `parse_arguments`); with `only`, the one subcommand of that name (`ask`)."""
@@ -128,9 +135,7 @@ def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentP
     if not commands:
         parser.set_defaults(command=None)
         return parser
-    subparsers = parser.add_subparsers(
-        dest="command", metavar="{ask,chat,serve,list,export,import,scores,config,doctor,tools,completion}"
-    )
+    subparsers = parser.add_subparsers(dest="command", metavar="{" + ",".join(COMMAND_NAMES) + "}")
     ask_cli.add_commands(subparsers)
     if only == "ask":
         return parser

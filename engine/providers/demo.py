@@ -77,13 +77,14 @@ class _DemoModel:
         question = _last_user_text(messages)
         offers_weather = any(tool.get("name") == "get_weather" for tool in request.tools)
         if messages and messages[-1].role is Role.TOOL:
-            return self._after_tool(messages, question, variant)
+            return self._after_tool(request, question, variant)
         first_answer = not any(m.role is Role.ASSISTANT for m in messages)
         if offers_weather and (first_answer or "weather" in question.lower()):
-            return self._call_tool(question, variant, len(messages))
-        return self._plain_answer(question, variant)
+            return self._call_tool(request, question, variant)
+        return self._plain_answer(request, question, variant)
 
-    def _call_tool(self, question: str, variant: int, position: int) -> list[TurnItem]:
+    def _call_tool(self, request: ChatRequest, question: str, variant: int) -> list[TurnItem]:
+        position = len(request.messages)
         city = _city_in(question)
         thought = (
             f"The user wrote: “{_short(question)}”. A good demo answer shows a tool call, so I will look up "
@@ -95,12 +96,12 @@ class _DemoModel:
             *_pieces(thought, ReasoningPart),
             *_pieces(text, TextPart),
             call,
-            UsagePart(input_tokens=12 + len(question) // 4, output_tokens=len(thought + text) // 4),
+            UsagePart(input_tokens=_prompt_tokens(request), output_tokens=len(thought + text) // 4),
             FinishPart("tool_calls"),
         ]
 
-    def _after_tool(self, messages: list[Message], question: str, variant: int) -> list[TurnItem]:
-        weather = _tool_result(messages[-1])
+    def _after_tool(self, request: ChatRequest, question: str, variant: int) -> list[TurnItem]:
+        weather = _tool_result(request.messages[-1])
         city = str(weather.get("city", "Kyoto"))
         temperature = weather.get("temperature_c", "?")
         conditions = weather.get("conditions", "unknown")
@@ -127,11 +128,11 @@ class _DemoModel:
         return [
             *_pieces(thought, ReasoningPart),
             *_pieces(text, TextPart),
-            UsagePart(input_tokens=40 + len(question) // 4, output_tokens=len(thought + text) // 4),
+            UsagePart(input_tokens=_prompt_tokens(request), output_tokens=len(thought + text) // 4),
             FinishPart("stop"),
         ]
 
-    def _plain_answer(self, question: str, variant: int) -> list[TurnItem]:
+    def _plain_answer(self, request: ChatRequest, question: str, variant: int) -> list[TurnItem]:
         thought = f"The user wrote: “{_short(question)}”. No tool is needed; I answer in Markdown."
         bodies = (
             "## Echo, with structure\n\nI am the demo model, so I cannot really think about it, but I can show "
@@ -152,9 +153,18 @@ class _DemoModel:
         return [
             *_pieces(thought, ReasoningPart),
             *_pieces(text, TextPart),
-            UsagePart(input_tokens=12 + len(question) // 4, output_tokens=len(thought + text) // 4),
+            UsagePart(input_tokens=_prompt_tokens(request), output_tokens=len(thought + text) // 4),
             FinishPart("stop"),
         ]
+
+
+def _prompt_tokens(request: ChatRequest) -> int:
+    """The prompt's size as a server would report it: the whole request (system, tools, every message) at about
+    four bytes a token and four tokens around each message. The demo once reported the last question alone, so
+    the context meter, anchored on reported usage, showed a long dialog as a few dozen tokens."""
+    parts = [request.system, json.dumps(request.tools) if request.tools else ""]
+    parts += [f"{m.content}{m.tool_calls}" for m in request.messages]
+    return sum(len(part.encode()) for part in parts) // 4 + 4 * len(request.messages)
 
 
 def _pieces(text: str, kind: type[TextPart] | type[ReasoningPart]) -> list[TurnItem]:

@@ -9,7 +9,7 @@ import time
 from hypothesis import given
 from hypothesis import strategies as st
 
-from visindigo.engine import Center, Role, RunFinished, StreamReasoning, ToolCallFinished
+from visindigo.engine import Center, Role, RunFinished, StreamReasoning, ToolCallFinished, UsageReported
 from visindigo.engine.message import Message
 from visindigo.engine.providers import demo_functions, demo_provider
 from visindigo.engine.providers.base import redact
@@ -201,3 +201,25 @@ async def test_the_demo_works_without_its_tool() -> None:
     dialog.append_message(Role.USER, "weather?")
     events = [event async for event in dialog.run()]
     assert isinstance(events[-1], RunFinished) and dialog.message_count == 2
+
+
+async def test_the_demo_reports_the_whole_prompt_so_its_context_meter_and_compaction_add_up() -> None:
+    """The demo once reported the last question's size as its prompt: the meter, anchored on reported usage, read
+    a long dialog as a few dozen tokens, and compacting it said the request grew (82 → 174 tokens)."""
+    from visindigo.engine.context.compaction import compact
+    from visindigo.engine.context.fit import check_fit
+
+    center = Center()
+    center.add_provider(demo_provider(0))
+    center.add_functions(demo_functions())
+    dialog = center.create_dialog()
+    reported: list[int] = []
+    for question in ("What is the weather in Lisbon?", "And in Osaka?", "Tell me more", "Once more, please"):
+        dialog.append_message(Role.USER, question)
+        reported += [event.input_tokens async for event in dialog.run() if isinstance(event, UsageReported)]
+    assert reported == sorted(reported) and reported[-1] > 4 * reported[0]  # the prompt grows with the dialog
+    before = check_fit(center, dialog)
+    assert before is not None and before.used >= reported[-1]
+    branch = await compact(center, dialog, keep_turns=1)
+    after = check_fit(center, branch)
+    assert after is not None and after.used < before.used

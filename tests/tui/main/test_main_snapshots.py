@@ -55,13 +55,13 @@ def test_demo_main_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     """You should see the end of the demo dialog after its live question about Osaka, anchored at the bottom of
     the pane: the Markdown answer (a bullet list of temperature, conditions and humidity, a highlighted Python
     code block, a closing paragraph), then the composer with its hint, the status line "Demo · Visindigo demo ·
-    TIFR · in 130 out 362" and the key footer. At 120×40 there is more: above the answer "you And the weather
-    in Osaka?", "ai" with a → get_weather(city="Osaka") line, a collapsed ⚙ get_weather block whose title
-    gives the call, its duration (12 ms, fixed for the picture) and the start of the result, and the end of
-    the first answer with ◀ 2/2 ▶; the dialog tree on the left (the demo dialog and its branch ②, which is
-    current, shown as "② 09:30 · Weather in Kyo…": the time it was made, fixed for the picture, and the title cut
-    with …) and the reasoning drawer on the right ("reasoning · message 8"). At 80×24 both side panels are
-    hidden.
+    TIFR · in 834 out 362 · ctx ~442/32.8k +1k" and the key footer. At 120×40 there is more: above the answer
+    "you And the weather in Osaka?", "ai" with a → get_weather(city="Osaka") line, a collapsed ⚙ get_weather
+    block whose title gives the call, its duration (12 ms, fixed for the picture) and the start of the result,
+    and the end of the first answer with ◀ 2/2 ▶; the dialog tree on the left (the demo dialog and its branch ②,
+    which is current, shown as "② 09:30 · Weather in Kyo…": the time it was made, fixed for the picture, and the
+    title cut with …) and the reasoning drawer on the right ("reasoning · message 8"). At 80×24 both side panels
+    are hidden.
     """
     assert snap_compare(demo_app(), terminal_size=size, run_before=_settled)
 

@@ -8,7 +8,9 @@ Measured in one run, interleaved so that a busy machine slows every case alike:
 - the import of the asynchronous HTTP stack alone (asyncio, httpx, httpcore, anyio's asyncio backend), start to
   exit: what any asyncio httpx client (the engine's adapters use one) pays before its first request;
 - `visindigo ask "…"`: start to the chat request's arrival, with a config naming the loopback provider and its
-  model (so no model list is fetched first) and a store that already exists (the usual case).
+  model (so no model list is fetched first) and a store that already exists (the usual case);
+- in this process: the SSL context with certifi's bundle that httpx builds for a client (a plain-http provider
+  skips it).
 Every case runs with bytecode caching on (as after an install), whatever PYTHONDONTWRITEBYTECODE says here.
 
 Prints the median of each (wall clock and CPU) and the ratios. Run: .venv/bin/python bench/ask_start.py [--runs 15]
@@ -150,7 +152,22 @@ def main() -> None:
     floor = wall["http.client request (stdlib)"]
     print(f"stdlib http.client request / python -c pass = {floor / base:.2f} (the floor of a Python client)")
     print(f"ask / lean httpx request = {ask_time / lean:.2f}; ask / async HTTP stack import = {ask_time / stack:.2f}")
+    print(f"certificate bundle an https client loads (httpx.create_ssl_context): {bundle_ms():.1f} ms; "
+          "a plain-http provider skips it")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+def bundle_ms(runs: int = 15) -> float:
+    """Median ms to build the SSL context httpx makes for a client (certifi's bundle parsed into it): what
+    engine/providers/_httpx.py spares a provider on plain http (it verifies against an empty store instead)."""
+    import httpx
+
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        httpx.create_ssl_context()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
 
 
 if __name__ == "__main__":

@@ -118,11 +118,16 @@ SLOW: tuple[str, ...] = (
     "tests/tui/compare/test_compare_columns.py::test_each_column_asks_for_its_own_tool_calls_one_at_a_time",
     "tests/tui/compare/test_compare_columns.py::test_on_a_one_at_a_time_provider_cancelling_the_running_column_lets_the_waiting_one_run",
     "tests/tui/compare/test_compare_columns.py::test_x_cancels_the_focused_column_esc_cancels_all_and_leaving_keeps_every_branch",
+    "tests/tui/compare/test_compare_columns.py::test_after_a_pick_the_composer_has_the_focus",
+    "tests/tui/compare/test_compare_columns.py::test_separators_stand_between_the_columns_after_narrowing_to_tabs_and_widening_again",
     "tests/tui/compare/test_compare_wiring.py::test_alt_d_diffs_the_two_answers_at_the_branch_point",
     "tests/tui/compare/test_compare_wiring.py::test_alt_w_lists_the_points_and_enter_opens_the_other_way_there",
     "tests/tui/main/test_branch_titles.py::test_the_tree_shows_the_model_and_time_beside_the_number_and_the_edited_question_as_the_title",
     "tests/tui/main/test_context_screens.py",
     "tests/tui/main/test_focus_race.py",
+    "tests/tui/main/test_fit_choice.py::test_s_sends_the_whole_dialog_as_it_is_nothing_cut",
+    "tests/tui/main/test_fit_choice.py::test_c_compacts_into_a_branch_with_a_summary_and_asks_there",
+    "tests/tui/main/test_fit_choice.py::test_the_palette_compacts_and_alt_o_moves_the_oldest_turns_out_without_a_model",
     "tests/tui/main/test_leaving.py",
     "tests/tui/main/test_main_branches.py::test_clicking_the_arrows_steps_too",
     "tests/tui/main/test_main_branches.py::test_deleting_asks_first_and_keeps_the_branches_reachable",
@@ -210,6 +215,7 @@ SLOW: tuple[str, ...] = (
     "tests/test_ask_cli.py::test_on_a_terminal_markdown_is_rendered_and_in_a_pipe_it_stays_as_written",
     "tests/test_ask_cli.py::test_hostile_model_output_never_reaches_a_terminal_as_escape_sequences",
     "tests/test_ask_cli.py::test_a_failed_answer_is_status_1_with_one_line_and_the_question_kept",
+    "tests/test_ask_inbox.py::test_ask_beside_the_app_in_pilot_the_app_lists_shows_and_continues_the_dialog",
 )
 
 #: workers for `-n auto`: one per core, at most this many

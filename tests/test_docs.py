@@ -194,3 +194,15 @@ def test_the_site_builds_strictly_with_the_references_and_pictures(tmp_path: Pat
         ROOT / "tests", "test_demo_main_screen[120x40]"
     ).read_bytes()
     assert not (site / "hooks").exists()
+
+
+def test_every_bench_script_has_a_row_on_the_performance_page() -> None:
+    """Each figure the docs state names the bench command that measures it; a script in bench/ that the
+    performance page's table of every benchmark does not list has figures nobody can find."""
+    page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    table = page.split("## Every benchmark", 1)[1]
+    rows = set(re.findall(r"(?m)^\| `([a-z_]+\.py)`", table))
+    scripts = {path.name for path in (ROOT / "bench").glob("*.py")}
+    helpers = {"tui_replies.py"}  # the replies tui_stream.py and tui_floor.py stream, named in tui_stream.py's row
+    assert scripts - helpers - rows == set(), "bench scripts missing from docs/performance.md#every-benchmark"
+    assert rows - scripts == set(), "rows of docs/performance.md#every-benchmark naming no script in bench/"

@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DirectoryTree, Static
 
-from visindigo.tui.common.modal import ModalFrame, sanitize
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, sanitize
 from visindigo.tui.common.sanitize import clean_line
 
 
@@ -38,7 +38,7 @@ class FilePickerScreen(ModalFrame[Path | None]):
     """A folder tree; dismisses with the chosen file's path, or None."""
 
     BINDINGS = [
-        Binding("escape", "dismiss_none", "Back"),
+        close_on_escape("dismiss_none", "Back"),
         Binding("backspace", "up", "The folder above", show=False),
     ]
 

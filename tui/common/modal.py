@@ -40,6 +40,17 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:limit]}\n… ({len(text) - limit:,} more characters not shown)"
 
 
+def close_on_escape(action: str, description: str = "Close") -> Binding:
+    """esc bound to close a screen that has no widget of its own for esc (no Select, no TextArea).
+
+    With priority the app runs the action, and so takes the screen off the stack, while it handles esc — before
+    it reads the next key. Without it esc is passed on to the focused widget's queue first, and a key typed
+    right after esc (alt+t, say, in the same read from a slow SSH link or a busy machine) reached the closing
+    screen and was lost: the hostile-terminal test's intermittent failure under load.
+    """
+    return Binding("escape", action, description, priority=True)
+
+
 class ModalFrame(ModalScreen[ResultT]):
     """A centred, bordered box over the dimmed screen; every management screen is one.
 

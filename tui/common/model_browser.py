@@ -25,7 +25,7 @@ from visindigo.engine.provider import ModelInfo, NoModelAvailable, Provider
 from visindigo.engine.providers.base import ProviderError
 from visindigo.engine.providers.capabilities import sources
 from visindigo.tui.common.cursor_rows import CursorOptionList
-from visindigo.tui.common.modal import ModalFrame, safe, sanitize
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, safe, sanitize
 
 ResultT = TypeVar("ResultT")
 
@@ -122,7 +122,7 @@ class ModelBrowser(ModalFrame[ResultT]):
     KEYS_HINT = "tab switch · enter choose · ctrl+r list again · esc cancel"
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
+        close_on_escape("cancel", "Cancel"),
         Binding("down", "to_models", "To the model list", show=False),
         Binding("ctrl+r", "refresh", "List models again"),
     ]

@@ -20,7 +20,7 @@ from textual.widgets import Static
 
 from visindigo.engine import Dialog
 from visindigo.engine.word_diff import DiffRun, new_side, old_side, similarity, word_diff
-from visindigo.tui.common.modal import ModalFrame, safe, sanitize
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, safe, sanitize
 from visindigo.tui.common.sanitize import clean_line
 
 #: How much of each text is diffed and shown; a longer answer is cut (and says so) to keep the screen quick.
@@ -95,7 +95,7 @@ class DiffScreen(ModalFrame[None]):
     """Shows pairs of `choices` (two or more); `inline` None picks side by side on wide screens."""
 
     BINDINGS = [
-        Binding("escape", "close", "Close"),
+        close_on_escape("close"),
         Binding("s", "toggle_layout", "Side by side / inline"),
         Binding("n,right", "step(1)", "Next pair"),
         Binding("p,left", "step(-1)", "Previous pair"),

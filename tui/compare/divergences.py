@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -23,7 +22,7 @@ from textual.widgets.option_list import Option
 from visindigo.engine import Role
 from visindigo.engine.compare.divergence import Divergence
 from visindigo.tui.common.cursor_rows import CursorOptionList
-from visindigo.tui.common.modal import ModalFrame, safe, sanitize
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, safe, sanitize
 
 _KINDS = {Role.ASSISTANT: "answer", Role.USER: "question", Role.PROMPT: "question", Role.TOOL: "tool result"}
 
@@ -99,7 +98,7 @@ class DivergenceList(CursorOptionList):
 class DivergenceScreen(ModalFrame[JumpTarget | None]):
     """The divergence list as a modal: dismisses with where to jump, or None."""
 
-    BINDINGS = [Binding("escape", "close", "Close")]
+    BINDINGS = [close_on_escape("close")]
 
     DEFAULT_CSS = """
     DivergenceScreen > .frame {

@@ -20,7 +20,7 @@ from visindigo.engine.compare import Pick
 from visindigo.engine.compare.scores import compute_scores, pick_tags, scores_csv
 from visindigo.tui.common.copying import file_stem, save_text
 from visindigo.tui.common.cursor_rows import CursorDataTable
-from visindigo.tui.common.modal import ModalFrame, safe, sanitize
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, safe, sanitize
 
 NOTHING_YET = (
     "No comparisons yet. Compare models on a question (alt+c, or “Compare models” in the command palette), "
@@ -37,7 +37,7 @@ class ScoresScreen(ModalFrame[None]):
     """Read-only; `picks` defaults to every pick of the Center (`Center.picks()`)."""
 
     BINDINGS = [
-        Binding("escape", "close", "Close"),
+        close_on_escape("close"),
         Binding("right,t", "scope(1)", "Next tag", priority=True),
         Binding("left,shift+t", "scope(-1)", "Previous tag", priority=True),
         Binding("e", "export", "Export CSV"),

@@ -16,7 +16,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from visindigo.tui.common.cursor_rows import CursorOptionList
-from visindigo.tui.common.modal import ModalFrame, safe
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, safe
 from visindigo.tui.workbench.timeline import TimelineEntry, filter_timeline
 
 
@@ -37,7 +37,7 @@ class TimelineScreen(ModalFrame[tuple[str, int] | None]):
     """Dismisses with (dialog id, message index) of the chosen question, or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
+        close_on_escape("close"),
         Binding("down", "to_list", "To the list", show=False),
     ]
 
@@ -117,7 +117,7 @@ class AskLineScreen(ModalFrame[str | None]):
     `check` returns a problem to show under the box (the text is kept), or None when the text will do.
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [close_on_escape("cancel", "Cancel")]
 
     def __init__(
         self,

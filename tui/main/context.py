@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 
 from visindigo.engine.context.compaction import ledger_of
 from visindigo.tui.common.cursor_rows import CursorOptionList
-from visindigo.tui.common.modal import ModalFrame, safe
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, safe
 from visindigo.tui.common.sanitize import clean_line
 from visindigo.tui.workbench import Refused
 from visindigo.tui.workbench.context import fit_message
@@ -58,7 +58,7 @@ class FitChoiceScreen(ModalFrame[str | None]):
     """Compact into a branch (c), move the oldest turns out into a branch (m), or send anyway (s); esc: none."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "choose('')", "Cancel"),
+        close_on_escape("choose('')", "Cancel"),
         Binding("c", f"choose('{COMPACT}')", "Compact into a branch"),
         Binding("m", f"choose('{MOVE_OUT}')", "Move the oldest turns out"),
         Binding("s", f"choose('{SEND}')", "Send anyway"),
@@ -102,7 +102,7 @@ class LedgerScreen(ModalFrame[tuple[str, int] | None]):
     """The messages a summary replaced: enter shows one in the parent dialog, b puts it back into this branch."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
+        close_on_escape("close"),
         Binding("b", "put_back", "Put back into this branch"),
     ]
 

@@ -6,12 +6,12 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, Static
 
-from visindigo.tui.common.modal import ModalFrame
+from visindigo.tui.common.modal import ModalFrame, close_on_escape
 from visindigo.tui.common.sanitize import clean_line
 
 TITLE_LIMIT = 120
@@ -20,7 +20,7 @@ TITLE_LIMIT = 120
 class RenameScreen(ModalFrame[str | None]):
     """Dismisses with the new title (trimmed; "" lets the first message name the dialog) or None on Esc."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [close_on_escape("cancel", "Cancel")]
 
     def __init__(self, title: str) -> None:
         super().__init__()

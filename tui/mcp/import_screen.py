@@ -12,13 +12,13 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Static
 
-from visindigo.tui.common.modal import FORM_CSS, ModalFrame, field_row
+from visindigo.tui.common.modal import FORM_CSS, ModalFrame, close_on_escape, field_row
 
 
 class ImportScreen(ModalFrame[tuple[Path, bool] | None]):
     """Asks which JSON file to import (Claude Desktop's by default) and whether same-name servers are replaced."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "submit", "Import")]
+    BINDINGS = [close_on_escape("cancel", "Cancel"), Binding("ctrl+s", "submit", "Import")]
 
     DEFAULT_CSS = (
         FORM_CSS

@@ -26,7 +26,7 @@ from visindigo.engine.mcp.status import ResourceInfo
 from visindigo.engine.templates import TemplateField
 from visindigo.tui.common.cursor_rows import CursorOptionList
 from visindigo.tui.common.fields import FieldRow
-from visindigo.tui.common.modal import ModalFrame, sanitize
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, sanitize
 
 if TYPE_CHECKING:
     from visindigo.engine.mcp import MCPManager
@@ -60,7 +60,7 @@ def _label(resource: ResourceInfo) -> Content:
 
 class ResourcePickerScreen(ModalFrame[PickedResource | PickedFile | None]):
     BINDINGS = [
-        Binding("escape", "back", "Back"),
+        close_on_escape("back", "Back"),
         Binding("ctrl+s", "read_template", "Attach", priority=True, show=False),
         Binding("down", "move(1)", "Next", show=False),
         Binding("up", "move(-1)", "Previous", show=False),

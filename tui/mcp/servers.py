@@ -29,7 +29,7 @@ from visindigo.engine.mcp_server import MCPServer
 from visindigo.engine.paths import Paths
 from visindigo.tui.common.confirm import ConfirmScreen
 from visindigo.tui.common.cursor_rows import CursorDataTable
-from visindigo.tui.common.modal import ModalFrame, sanitize
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, sanitize
 from visindigo.tui.mcp.form import MCPServerFormScreen
 from visindigo.tui.mcp.import_screen import ImportScreen
 from visindigo.tui.mcp.sign_in import ManagerActions, ServerControl
@@ -62,7 +62,7 @@ class MCPServersScreen(ModalFrame[bool]):
     """
 
     BINDINGS = [
-        Binding("escape", "close", "Close"),
+        close_on_escape("close"),
         Binding("a", "add", "Add"),
         Binding("e", "edit", "Edit"),
         Binding("space", "toggle_selected", "Enable / disable"),

@@ -11,16 +11,15 @@ import asyncio
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from visindigo.tui.common.modal import ModalFrame, safe, sanitize
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, safe, sanitize
 
 
 class SignInScreen(ModalFrame[None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel sign-in")]
+    BINDINGS = [close_on_escape("cancel", "Cancel sign-in")]
 
     DEFAULT_CSS = """
     SignInScreen #url {

@@ -23,12 +23,12 @@ from visindigo.engine.config import ConfigError, set_package_tool
 from visindigo.engine.dialog import Dialog
 from visindigo.engine.plugins import DiscoveredTools, PluginError, PluginTool, ToolEntry, discover_tools, load_tool
 from visindigo.tui.common.cursor_rows import CursorOptionList
-from visindigo.tui.common.modal import ModalFrame, safe
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, safe
 
 
 class PackageToolsScreen(ModalFrame[None]):
     BINDINGS = [
-        Binding("escape", "close", "Close"),
+        close_on_escape("close"),
         Binding("d", "toggle_dialog", "This dialog"),
         Binding("g", "toggle_global", "Every dialog"),
         Binding("a", "toggle_allow", "Ask / allow"),

@@ -24,7 +24,7 @@ from visindigo.engine.paths import Paths
 from visindigo.engine.provider import Provider
 from visindigo.tui.common.confirm import ConfirmScreen
 from visindigo.tui.common.cursor_rows import CursorDataTable
-from visindigo.tui.common.modal import ModalFrame, sanitize
+from visindigo.tui.common.modal import ModalFrame, close_on_escape, sanitize
 from visindigo.tui.setup.provider_form import ProviderDraft, ProviderFormScreen, key_status
 
 __all__ = ["ProviderDraft", "ProviderFormScreen", "ProvidersScreen", "key_status"]
@@ -45,7 +45,7 @@ class ProvidersScreen(ModalFrame[bool]):
     """
 
     BINDINGS = [
-        Binding("escape", "close", "Close"),
+        close_on_escape("close"),
         Binding("a", "add", "Add"),
         Binding("e", "edit", "Edit"),
         Binding("d", "make_default", "Make default"),

@@ -28,7 +28,7 @@ from visindigo.engine.templates.library import TemplateEntry, TemplateError, Tem
 from visindigo.engine.templates.mcp import MCPPromptTemplate
 from visindigo.tui.common.confirm import ConfirmScreen
 from visindigo.tui.common.cursor_rows import CursorOptionList
-from visindigo.tui.common.modal import ModalFrame
+from visindigo.tui.common.modal import ModalFrame, close_on_escape
 from visindigo.tui.common.sanitize import clean
 from visindigo.tui.templates.editor import SaveCallback, TemplateEditorScreen
 from visindigo.tui.templates.form import TemplateFormScreen, TemplateResult
@@ -42,7 +42,7 @@ _SOURCE_WORDS = {"dialog": "this dialog", "file": "your library", "center": "bui
 
 class TemplateLibraryScreen(ModalFrame[TemplateResult | None]):
     BINDINGS = [
-        Binding("escape", "close", "Close"),
+        close_on_escape("close"),
         Binding("slash,ctrl+f", "search", "Search", show=False),
         Binding("n,ctrl+n", "new", "New"),
         Binding("e,f4", "edit", "Edit"),

@@ -15,7 +15,7 @@ import pytest
 
 from visindigo.engine.mcp import MCPManager
 
-from .everything import CACHE_NAME, NO_NODE, InstallFailed, ensure_installed
+from .everything import CACHE_NAME, NO_NODE, ROOT, InstallFailed, ensure_installed
 from .helpers import TOOLBOX, ServerProcesses
 
 
@@ -51,12 +51,14 @@ def http_toolbox(server_processes: ServerProcesses) -> Callable[[str], str]:
 
 
 @pytest.fixture(scope="session")
-def everything_js(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def everything_js(request: pytest.FixtureRequest) -> Path:
     """server-everything's `index.js`, installed once (see everything.py); skipped only where node is absent."""
     if shutil.which("node") is None:
         pytest.skip(NO_NODE)
-    cache = request.config.cache
-    folder = cache.mkdir(CACHE_NAME) if cache is not None else tmp_path_factory.mktemp(CACHE_NAME)
+    # Without pytest's cache plugin (`-p no:cacheprovider`) `config.cache` is absent, not None: the install is then
+    # looked for where `python -m tests.engine.mcp.everything` puts it, so no run waits on the npm registry.
+    cache = getattr(request.config, "cache", None)
+    folder = cache.mkdir(CACHE_NAME) if cache is not None else ROOT / ".pytest_cache" / "d" / CACHE_NAME
     try:
         return ensure_installed(folder)
     except InstallFailed as error:

@@ -147,3 +147,44 @@ async def test_two_dialogs_asking_at_once_both_finish_and_the_second_waits_visib
         assert saw_waiting
         for dialog in (first, second):
             assert dialog.last_message.role is Role.ASSISTANT and "status" not in dialog.last_message.meta
+
+
+async def test_over_the_messages_wire_the_status_line_counts_the_cached_prompt_in(llama_server: LlamaServer) -> None:
+    """Issue 25 item 4, as the user saw it: over llama-server's `/v1/messages` the second question's prompt is
+    mostly read from the server's cache, and "in" showed only the part after it (47 where 89 were read). It is the
+    whole prompt of each answer now: what the same prompts count over chat completions, asked here directly."""
+    import httpx
+
+    center = Center()
+    center.add_provider(
+        Provider(
+            "llama-messages",
+            kind="anthropic",
+            name="llama.cpp (Messages)",
+            base_url=llama_server.base_url,
+            models=[ModelInfo(llama_server.model_id, name="gemma-3-270m", capabilities=Capability.TEXT)],
+            default_model=llama_server.model_id,
+            settings={"server": "llama.cpp"},
+        )
+    )
+    center.default_provider_id = "llama-messages"
+    app = VisindigoApp(center, AppOptions(stream_fps=30.0))
+    questions = ["List four fruits: apple, pear, plum, fig, apple, pear, plum, fig, apple, pear", "Which is sweetest"]
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        screen.dialog.parameters = dict(SHORT)
+        for question in questions:
+            await ask(pilot, question)
+            await settle(pilot)
+        dialog = screen.dialog
+        assert [m.role for m in dialog.messages] == [Role.USER, Role.ASSISTANT] * 2
+        assert dialog.last_message.meta["usage"]["cached_tokens"] > 0  # most of its prompt came from the cache
+        status = str(screen.status_line.content)
+    whole = 0
+    async with httpx.AsyncClient(timeout=120, trust_env=False) as client:
+        for end in (1, 3):  # the prompt of each answer: the first question; then question, answer, question
+            messages = [{"role": m.role.name.lower(), "content": m.content} for m in dialog.messages[:end]]
+            body = {"model": llama_server.model_id, "max_tokens": 1, "messages": messages}
+            reply = await client.post(f"{llama_server.base_url}/chat/completions", json=body)
+            whole += reply.json()["usage"]["prompt_tokens"]
+    assert f"in {whole} out" in status, status

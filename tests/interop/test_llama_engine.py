@@ -206,8 +206,10 @@ async def test_first_run_recognises_llama_server_and_a_named_tool_choice_is_obey
     assert model.extra["capability_sources"]["tools"] == "server: llama.cpp /props"
     center = Center()
     center.add_provider(provider)
+    logged = len(llama_server.log_text())
     sent = await force_get_time_asking_for_the_weather(center, provider)
     assert sent[0]["tool_choice"] == "required" and [t["function"]["name"] for t in sent[0]["tools"]] == ["get_time"]
+    assert "parameter 'tool_choice'" not in llama_server.log_text()[logged:]  # understood, not "Wrong type supplied"
     assert sent[1]["tool_choice"] == "auto"
     assert {t["function"]["name"] for t in sent[1]["tools"]} == {"get_time", "get_weather"}  # all tools again
     await center.aclose()

@@ -188,3 +188,30 @@ async def test_over_the_messages_wire_the_status_line_counts_the_cached_prompt_i
             reply = await client.post(f"{llama_server.base_url}/chat/completions", json=body)
             whole += reply.json()["usage"]["prompt_tokens"]
     assert f"in {whole} out" in status, status
+
+
+async def test_while_an_answer_streams_in_is_the_requests_count_until_the_server_reports(
+    llama_server: LlamaServer,
+) -> None:
+    """Issue 25 item 6: llama-server sends its counts with the last chunk only, and while the answer streamed the
+    status line read "in 0". It shows the request's count, marked "~", until the server's figure replaces it."""
+    app = llama_app(llama_server)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        screen.dialog.parameters = {**SHORT, "max_tokens": 120}
+        await ask(pilot, "Tell a long story about a fox and a crow")
+        streaming = ""
+        for _ in range(1200):
+            await pilot.pause(0.05)
+            stream = screen.pane.streaming_view
+            if stream is not None and len(stream.query_one(Markdown).source) > 5:
+                screen.status_line.refresh_now()
+                streaming = screen.status_line.content.plain
+                break
+        await settle(pilot)
+        usage = screen.dialog.last_message.meta["usage"]
+        final = screen.status_line.content.plain
+    assert "in ~" in streaming and "in ~0 " not in streaming, streaming
+    estimate = int(streaming.split("in ~", 1)[1].split()[0])
+    assert abs(estimate - usage["input_tokens"]) <= 8, (estimate, usage)  # the server's tokenizer counted it
+    assert not usage.get("estimated") and f"in {usage['input_tokens']} out" in final, final

@@ -146,6 +146,7 @@ SLOW: tuple[str, ...] = (
     "tests/tui/main/test_main_snapshots.py::test_demo_main_screen",
     "tests/tui/main/test_main_snapshots.py::test_help_screen",
     "tests/tui/main/test_resize.py",
+    "tests/tui/mcp/test_everything_progress_app.py",
     "tests/tui/mcp/test_hostile_mcp_names.py",
     "tests/tui/mcp/test_mcp_app.py::test_the_sdk_is_loaded_only_when_a_server_is_configured",
     "tests/tui/mcp/test_mcp_features_app.py::test_an_attached_resource_that_changes_is_refreshed_before_it_is_sent",

@@ -111,6 +111,8 @@ SLOW: tuple[str, ...] = (
     "tests/tui/chat/test_stream_tail.py::test_at_80x24_the_text_being_streamed_stays_on_screen_in_a_comparison_tab",
     "tests/tui/chat/test_stream_tail.py::test_a_megabyte_reply_shows_its_beginning_and_its_end_with_one_fold_line",
     "tests/tui/chat/test_stream_tail.py::test_a_five_megabyte_reply_shows_its_beginning_and_its_end_with_one_fold_line",
+    "tests/tui/compare/test_compare_columns.py::test_a_column_answered_500_says_asking_while_retried_then_streaming",
+    "tests/tui/compare/test_compare_columns.py::test_after_a_pick_the_composer_has_the_focus",
     "tests/tui/compare/test_compare_columns.py::test_a_provider_that_answers_one_at_a_time_makes_the_second_column_wait_its_turn",
     "tests/tui/compare/test_compare_columns.py::test_a_question_streams_into_every_column_and_the_pick_opens_on_the_main_screen",
     "tests/tui/compare/test_compare_columns.py::test_alt_c_takes_the_composers_question_to_the_models_chosen_in_the_compare_picker",

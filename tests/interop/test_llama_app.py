@@ -147,3 +147,71 @@ async def test_two_dialogs_asking_at_once_both_finish_and_the_second_waits_visib
         assert saw_waiting
         for dialog in (first, second):
             assert dialog.last_message.role is Role.ASSISTANT and "status" not in dialog.last_message.meta
+
+
+async def test_over_the_messages_wire_the_status_line_counts_the_cached_prompt_in(llama_server: LlamaServer) -> None:
+    """Issue 25 item 4, as the user saw it: over llama-server's `/v1/messages` the second question's prompt is
+    mostly read from the server's cache, and "in" showed only the part after it (47 where 89 were read). It is the
+    whole prompt of each answer now: what the same prompts count over chat completions, asked here directly."""
+    import httpx
+
+    center = Center()
+    center.add_provider(
+        Provider(
+            "llama-messages",
+            kind="anthropic",
+            name="llama.cpp (Messages)",
+            base_url=llama_server.base_url,
+            models=[ModelInfo(llama_server.model_id, name="gemma-3-270m", capabilities=Capability.TEXT)],
+            default_model=llama_server.model_id,
+            settings={"server": "llama.cpp"},
+        )
+    )
+    center.default_provider_id = "llama-messages"
+    app = VisindigoApp(center, AppOptions(stream_fps=30.0))
+    questions = ["List four fruits: apple, pear, plum, fig, apple, pear, plum, fig, apple, pear", "Which is sweetest"]
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        screen.dialog.parameters = dict(SHORT)
+        for question in questions:
+            await ask(pilot, question)
+            await settle(pilot)
+        dialog = screen.dialog
+        assert [m.role for m in dialog.messages] == [Role.USER, Role.ASSISTANT] * 2
+        assert dialog.last_message.meta["usage"]["cached_tokens"] > 0  # most of its prompt came from the cache
+        status = str(screen.status_line.content)
+    whole = 0
+    async with httpx.AsyncClient(timeout=120, trust_env=False) as client:
+        for end in (1, 3):  # the prompt of each answer: the first question; then question, answer, question
+            messages = [{"role": m.role.name.lower(), "content": m.content} for m in dialog.messages[:end]]
+            body = {"model": llama_server.model_id, "max_tokens": 1, "messages": messages}
+            reply = await client.post(f"{llama_server.base_url}/chat/completions", json=body)
+            whole += reply.json()["usage"]["prompt_tokens"]
+    assert f"in {whole} out" in status, status
+
+
+async def test_while_an_answer_streams_in_is_the_requests_count_until_the_server_reports(
+    llama_server: LlamaServer,
+) -> None:
+    """Issue 25 item 6: llama-server sends its counts with the last chunk only, and while the answer streamed the
+    status line read "in 0". It shows the request's count, marked "~", until the server's figure replaces it."""
+    app = llama_app(llama_server)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        screen.dialog.parameters = {**SHORT, "max_tokens": 120}
+        await ask(pilot, "Tell a long story about a fox and a crow")
+        streaming = ""
+        for _ in range(1200):
+            await pilot.pause(0.05)
+            stream = screen.pane.streaming_view
+            if stream is not None and len(stream.query_one(Markdown).source) > 5:
+                screen.status_line.refresh_now()
+                streaming = screen.status_line.content.plain
+                break
+        await settle(pilot)
+        usage = screen.dialog.last_message.meta["usage"]
+        final = screen.status_line.content.plain
+    assert "in ~" in streaming and "in ~0 " not in streaming, streaming
+    estimate = int(streaming.split("in ~", 1)[1].split()[0])
+    assert abs(estimate - usage["input_tokens"]) <= 8, (estimate, usage)  # the server's tokenizer counted it
+    assert not usage.get("estimated") and f"in {usage['input_tokens']} out" in final, final

@@ -37,6 +37,7 @@ from visindigo.engine import (
 )
 from visindigo.engine.compare import Comparison, ModelChoice
 from visindigo.engine.providers.discovery import DiscoveredProvider, probe_url
+from visindigo.engine.providers.windows import window
 from visindigo.engine.stop_reason import CONTEXT_FULL
 
 pytestmark = pytest.mark.llama
@@ -164,9 +165,11 @@ async def test_a_forced_tool_call_runs_and_its_result_gets_an_answer(llama_serve
 
 async def test_a_provider_added_by_address_sends_its_tools(llama_server: LlamaServer) -> None:
     """Issue 25 item 1: the model list says `input_modalities: ["text"]`, which was read as "text only", and the
-    run dropped the tools and the forced choice without a word. Nothing is configured here but the address."""
+    run dropped the tools and the forced choice without a word. Nothing is configured here but the address.
+    Item 2: the same entry's `meta.n_ctx` (one slot's context) is the model's window (it stayed 0)."""
     document = (await asyncio.to_thread(_get_json, f"{llama_server.base_url}/models"))["data"][0]
     assert document["architecture"]["input_modalities"] == ["text"] and "supported_parameters" not in document
+    assert document["meta"]["n_ctx"] == llama_server.slot_context
     center = Center()
     provider = Provider("byhand", base_url=llama_server.base_url)  # no models, no server setting
     center.add_provider(provider)
@@ -180,6 +183,7 @@ async def test_a_provider_added_by_address_sends_its_tools(llama_server: LlamaSe
     model = provider.get_model(llama_server.model_id)
     assert model is not None and Capability.TOOLS in model.capabilities
     assert model.extra["capability_sources"]["tools"] == "assumed"
+    assert window(model) == (llama_server.slot_context, "server: /v1/models meta.n_ctx")
     assert [tool["function"]["name"] for tool in sent[0]["tools"]] == ["get_time"]
     assert sent[0]["tool_choice"] == "required"
     assert [m.role for m in dialog.messages] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]
@@ -202,8 +206,10 @@ async def test_first_run_recognises_llama_server_and_a_named_tool_choice_is_obey
     assert model.extra["capability_sources"]["tools"] == "server: llama.cpp /props"
     center = Center()
     center.add_provider(provider)
+    logged = len(llama_server.log_text())
     sent = await force_get_time_asking_for_the_weather(center, provider)
     assert sent[0]["tool_choice"] == "required" and [t["function"]["name"] for t in sent[0]["tools"]] == ["get_time"]
+    assert "parameter 'tool_choice'" not in llama_server.log_text()[logged:]  # understood, not "Wrong type supplied"
     assert sent[1]["tool_choice"] == "auto"
     assert {t["function"]["name"] for t in sent[1]["tools"]} == {"get_time", "get_weather"}  # all tools again
     await center.aclose()
@@ -369,6 +375,35 @@ async def test_an_answer_the_context_cut_short_is_not_an_output_limit(
     assert usage["input_tokens"] + usage["output_tokens"] == llama_server.slot_context  # what the server filled
     assert answer.meta["finish_reason"] == CONTEXT_FULL
     assert answer.meta["server_finish_reason"] == ENDS[wire][1]
+    await center.aclose()
+
+
+FRUITS = "Here is a list of fruits: " + ", ".join(["apple", "pear", "plum", "fig"] * 20) + "."
+
+
+async def test_on_the_messages_wire_tokens_in_are_the_whole_prompt_with_its_cache_reads(
+    llama_server: LlamaServer,
+) -> None:
+    """Issue 25 item 4: the second question of a dialog over `/v1/messages` finds its start in the slot's prompt
+    cache, and the server splits the prompt into `input_tokens` (after the cache) and `cache_read_input_tokens`;
+    "in" counted only the first. The same messages over chat completions give the whole prompt as
+    `prompt_tokens`: one rule, the same figure on both wires."""
+    center = Center()
+    center.add_provider(llama_provider(llama_server, "anthropic"))
+    center.add_provider(llama_provider(llama_server, "openai"))
+    dialog = center.create_dialog()
+    dialog.provider_id = "llama-anthropic"
+    dialog.parameters = {**SHORT, "max_tokens": 8}
+    for question in (FRUITS, "And which is the sweetest?"):
+        dialog.append_message(Role.USER, question)
+        assert failures(await run(dialog)) == []
+    usage = dialog.last_message.meta["usage"]
+    assert usage["cached_tokens"] > 0  # the first turn's prompt came from the server's cache
+    over_openai = center.regenerate(dialog)  # the same three messages, asked over chat completions
+    over_openai.provider_id = "llama-openai"
+    assert failures(await run(over_openai)) == []
+    assert over_openai.last_message.meta["provider_id"] == "llama-openai"
+    assert usage["input_tokens"] == over_openai.last_message.meta["usage"]["input_tokens"]
     await center.aclose()
 
 

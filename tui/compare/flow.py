@@ -164,6 +164,9 @@ async def show(
     workbench.refresh_tree(target.id)
     await main.open_dialog(target)
     main.pane.follow()
+    if outcome.winner is not None:
+        # the pick continues the dialog: what is typed next is its next question, wherever the focus was before
+        main.composer.input.focus()
     return outcome
 
 

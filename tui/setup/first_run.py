@@ -118,12 +118,14 @@ def as_offer(found: Any) -> Offer:
 
 
 class FirstRunScreen(ModalFrame[FirstRunChoice]):
-    """Enter uses the highlighted choice; e edits a found provider before adding it; Esc skips setup."""
+    """Enter uses the highlighted choice; ctrl+o edits a found provider before adding it; ctrl+d starts the demo;
+    Esc skips setup. Letters are not keys here: every character typed goes to the address field."""
 
     BINDINGS = [
         Binding("escape", "skip", "Skip setup"),
-        Binding("e", "edit", "Edit before adding"),
-        Binding("d", "demo", "Try the demo"),
+        # (not e and d: a typed address may begin with either, "devbox:8080" started the demo and was lost)
+        Binding("ctrl+o", "edit", "Edit before adding"),
+        Binding("ctrl+d", "demo", "Try the demo"),
     ]
 
     DEFAULT_CSS = """
@@ -182,7 +184,7 @@ class FirstRunScreen(ModalFrame[FirstRunChoice]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="frame") as frame:
             frame.border_title = "Welcome to Visindigo"
-            frame.border_subtitle = "enter choose · e edit first · d demo · esc skip"
+            frame.border_subtitle = "enter choose · ctrl+o edit first · ctrl+d demo · esc skip"
             yield Static(Content("No model provider is set up yet. Choose one to start chatting:"), id="intro")
             yield CursorOptionList(id="choices")
             yield Input(
@@ -246,11 +248,12 @@ class FirstRunScreen(ModalFrame[FirstRunChoice]):
 
     def on_key(self, event: events.Key) -> None:
         """A character typed on the list starts the address: the hint under the list says "type a server's
-        address", and typing must not be lost to a list that ignores it (e and d keep their meaning there)."""
+        address", and typing must not be lost to a list that ignores it — any character an address may begin
+        with, so no letter is a key of this screen."""
         character = event.character
         if not isinstance(self.focused, OptionList) or character is None or not event.is_printable:
             return
-        if character.isspace() or character in ("e", "d"):
+        if character.isspace():
             return
         event.stop()
         event.prevent_default()

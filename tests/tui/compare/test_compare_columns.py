@@ -305,6 +305,9 @@ async def test_x_cancels_the_focused_column_esc_cancels_all_and_leaving_keeps_ev
         await wait_until(pilot, lambda: not second.running)
         assert second.outcome == "cancelled" and first.running and third.running
         assert "■ cancelled" in second.header.content.plain
+        # issue 25 §14: no usage comes for a cancelled round; its header kept "out 0" while its words were shown
+        shown_out = int(second.header.content.plain.split(" out ", 1)[1].split()[0])
+        assert shown_out >= 2 and "word" in column_text(second)
         await pilot.press("escape")
         await wait_until(pilot, lambda: all_done(screen.columns))
         assert [c.outcome for c in screen.order] == ["cancelled"] * 3
@@ -543,18 +546,25 @@ async def test_separators_stand_between_the_columns_after_narrowing_to_tabs_and_
 
 async def test_after_a_pick_the_composer_has_the_focus(llm_server: LLMServer) -> None:
     """Issue 25 §14: the pick continues the dialog, so the next thing typed is the next question — after a plain
-    pick and after a blind one (revealed, then opened with enter)."""
+    pick and after a blind one (revealed, then opened with enter), and also when the comparison was started from
+    the message pane (an answer under the cursor asked again), whose focus the main screen would otherwise get
+    back."""
     import random
 
-    for blind, keys, size in (
-        (False, ("1",), (160, 45)),
-        (True, ("1", "enter"), (160, 45)),
-        (False, ("p",), (80, 24)),
-        (True, ("p", "enter"), (80, 24)),
+    for blind, keys, size, from_pane in (
+        (False, ("1",), (160, 45), False),
+        (True, ("1", "enter"), (160, 45), False),
+        (False, ("p",), (80, 24), False),
+        (True, ("p", "enter"), (80, 24), False),
+        (False, ("1",), (160, 45), True),
+        (False, ("p",), (80, 24), True),
     ):
         app = make_app(scripted_center(llm_server, every_model(count=3, delay=0.01)))
         async with app.run_test(size=size) as pilot:
             main = main_screen(app)
+            if from_pane:
+                main.pane.focus()
+                await pilot.pause()
             screen = await comparing(pilot, main, 2, question="Pick?", blind=blind, rng=random.Random(3))
             await wait_until(pilot, lambda screen=screen: all_done(screen.columns))
             for key in keys:
@@ -562,7 +572,7 @@ async def test_after_a_pick_the_composer_has_the_focus(llm_server: LLMServer) ->
                 await pilot.pause()
             await wait_until(pilot, lambda app=app, main=main: app.screen is main)
             await pilot.pause()
-            assert app.focused is main.composer.input, (blind, size, app.focused)
+            assert app.focused is main.composer.input, (blind, size, from_pane, app.focused)
 async def test_a_column_on_the_messages_wire_counts_its_cache_reads_as_tokens_in(llm_server: LLMServer) -> None:
     """Issue 25 item 4: on the Anthropic wire the header's "in" left out the prompt the server read from its
     cache (47 shown, 89 read): one rule for both wires — the whole prompt."""
@@ -609,3 +619,35 @@ async def test_in_a_column_p_picks_and_the_panes_pin_details_and_ledger_keys_are
         await pilot.press("p")
         await wait_until(pilot, lambda: app.screen is main)
         assert screen.winner is not None and screen.picked is not None
+
+
+async def test_a_column_answered_500_says_asking_while_retried_then_streaming(llm_server: LLMServer) -> None:
+    """Issue 25 §14: while a failing column's 500s were retried its header said "● streaming" (the round had
+    opened, no word had come). At 80×24, in tabs, on the column shown: asking until words arrive, then streaming."""
+    from tests.llm_server import error_reply
+
+    served = {"m-beta": 0}
+
+    def beta() -> Any:
+        served["m-beta"] += 1
+        return error_reply(500, "overloaded") if served["m-beta"] <= 3 else streamed("m-beta", count=40, delay=0.05)
+
+    replies = {**every_model(count=3, delay=0.01), "m-beta": beta}
+    app = make_app(scripted_center(llm_server, replies, retry_base_delay=0.3))
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = main_screen(app)
+        screen = await comparing(pilot, main, 2, question="Retried?")
+        beta_column = screen.order[1]
+        await pilot.press("tab")  # the failing column's tab
+        states: list[tuple[int, str, str]] = []
+        for _ in range(400):
+            await pilot.pause(0.05)
+            header = beta_column.header.content.plain
+            states.append((served["m-beta"], header, column_text(beta_column)))
+            if "m-beta-word3" in states[-1][2]:
+                break
+        retrying = [header for count, header, text in states if 1 <= count <= 3 and not text]
+        assert retrying and all("streaming" not in header and "asking" in header for header in retrying), retrying
+        assert "streaming" in states[-1][1]
+        await wait_until(pilot, lambda: all_done(screen.columns), timeout=20)
+        assert beta_column.outcome == "finished" and served["m-beta"] == 4

@@ -108,7 +108,7 @@ async def test_an_environment_key_stays_in_the_environment(llm_server: LLMServer
 
 
 async def test_demo_and_skip_write_nothing(paths: Paths) -> None:
-    for keys, action in ((("d",), "demo"), (("escape",), "skip"), (("down", "enter"), "demo")):
+    for keys, action in ((("ctrl+d",), "demo"), (("escape",), "skip"), (("down", "enter"), "demo")):
         app = ScreenHost(lambda: FirstRunScreen([], paths=paths))
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
@@ -149,7 +149,7 @@ async def test_edit_an_offer_before_adding_it(paths: Paths) -> None:
     app = ScreenHost(lambda: FirstRunScreen([offer], paths=paths))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("e")
+        await pilot.press("ctrl+o")
         await pilot.pause()
         form = app.screen
         assert isinstance(form, ProviderFormScreen)
@@ -169,7 +169,7 @@ async def test_failing_discovery_still_offers_the_form_and_the_demo() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause(0.1)
         assert "Could not look for providers (OSError)" in screen_text(app)
-        await pilot.press("d")
+        await pilot.press("ctrl+d")
         await pilot.pause()
     assert app.results == [FirstRunChoice("demo")]
 
@@ -240,11 +240,28 @@ async def test_an_address_typed_on_the_list_goes_to_the_address_field(llm_server
         assert not isinstance(app.screen, ProviderFormScreen)  # enter did not open the empty form
 
 
-async def test_the_demo_key_keeps_its_meaning_on_the_list(paths: Paths) -> None:
+async def test_an_address_that_begins_with_a_letter_of_a_key_is_typed_too(paths: Paths) -> None:
+    """Issue 25 §15: e and d were keys of the list (edit first, the demo), so typing "devbox:8080" started the demo
+    and the address was lost. Every character goes to the field; the keys are ctrl+o and ctrl+d."""
+    for address in ("devbox:8080", "edge.local:11434"):
+        app = ScreenHost(lambda: FirstRunScreen([], paths=paths, probed=[]))
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, FirstRunScreen)
+            await pilot.pause()
+            assert isinstance(app.focused, OptionList)
+            await pilot.press(*address)
+            await pilot.pause()
+            assert app.screen is screen and app.results == []  # no demo, no form
+            assert screen.query_one("#address", Input).value == address
+            assert "ctrl+o edit first · ctrl+d demo" in str(screen.query_one(".frame").border_subtitle)
+
+
+async def test_the_demo_key_starts_the_demo_from_the_list(paths: Paths) -> None:
     app = ScreenHost(lambda: FirstRunScreen([], paths=paths, probed=[]))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("d")
+        await pilot.press("ctrl+d")
         await pilot.pause()
     [choice] = app.results
     assert isinstance(choice, FirstRunChoice) and choice.provider is None

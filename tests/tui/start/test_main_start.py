@@ -33,7 +33,7 @@ async def test_first_run_with_nothing_configured_offers_setup_and_the_demo() -> 
     async with app.run_test(size=(100, 30)) as pilot:
         await _first_run_shown(pilot)
         assert isinstance(app.screen, FirstRunScreen)
-        await pilot.press("d")
+        await pilot.press("ctrl+d")
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
         screen = main_screen(app)

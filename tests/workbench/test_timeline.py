@@ -58,6 +58,35 @@ def test_the_timeline_filter_matches_words_labels_branch_and_model() -> None:
     assert entries[1].label == "money"
 
 
+def test_a_labelled_answer_tool_call_or_result_is_an_entry_after_its_question() -> None:
+    """A label goes on any message, so the timeline lists the labelled ones that are not questions too (kind
+    says what each is); unlabelled answers stay out of it."""
+    center = Center()
+    dialog = center.create_dialog()
+    dialog.append_message(Role.USER, "weather?")
+    dialog.append_message(
+        Message(Role.ASSISTANT, "", tool_calls='[{"id":"c1","type":"function","function":{"name":"get_weather"}}]',
+                meta={"model_id": "m1"})
+    )  # fmt: skip
+    dialog.append_message(Message(Role.TOOL, '{"c": 12}', tool_call_id="c1", name="get_weather"))
+    dialog.append_message(Message(Role.ASSISTANT, "It is 12 degrees", meta={"model_id": "m1"}))
+    dialog.append_message(Role.USER, "and tomorrow?")
+    dialog.append_message(Message(Role.ASSISTANT, "Rain", meta={"model_id": "m1"}))
+    set_label(dialog, 1, "the call")
+    set_label(dialog, 2, "raw data")
+    set_label(dialog, 3, "best")
+    entries = timeline([dialog])
+    assert [(e.index, e.kind, e.first_words, e.label) for e in entries] == [
+        (0, "question", "weather?", ""),
+        (1, "tool call", "get_weather", "the call"),
+        (2, "tool result", '{"c": 12}', "raw data"),
+        (3, "answer", "It is 12 degrees", "best"),
+        (4, "question", "and tomorrow?", ""),
+    ]
+    assert [e.index for e in entries if e.matches("best")] == [3]
+    assert entries[3].model == "m1"
+
+
 def test_hostile_text_in_a_question_reaches_the_timeline_as_one_clean_line() -> None:
     center = Center()
     root = conversation(center, [("evil\x1b]2;owned\x07\nsecond line " + "x" * 200, "ok")])

@@ -162,3 +162,37 @@ async def test_a_label_is_asked_kept_on_the_message_and_shown_and_found_in_the_t
         await type_text(pilot, "#money")
         await pilot.pause()
         assert [e.first_words for e in timeline.shown] == ["budget please"]
+
+
+async def test_a_labelled_tool_call_is_in_the_timeline_under_its_question_and_enter_goes_to_it() -> None:
+    call = ToolCallPart("call_1", "weather", '{"city": "Kyoto"}')
+    center = make_center([[call, FinishPart("tool_calls")], answer("It is 12 degrees")])
+    center.add_function(Weather())
+    app = make_app(center=center)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "weather in Kyoto?")
+        await pilot.press("ctrl+o", "up", "up")  # from the last answer past the result onto the call
+        await pilot.pause()
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
+        await pilot.press("alt+m")
+        await _open(pilot, AskLineScreen)
+        await type_text(pilot, "the call")
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("down", "down")  # the cursor elsewhere, so the jump below has somewhere to go
+        await pilot.pause()
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 3
+        await pilot.press("alt+l")
+        timeline = await _open(pilot, TimelineScreen)
+        options = timeline.query_one(OptionList)
+        rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert len(rows) == 2 and "weather in Kyoto?" in rows[0]
+        assert "↳ tool call: weather" in rows[1] and rows[1].endswith("#the call")
+        assert "1 question and 1 labelled message" in str(timeline.query_one("#timeline-count").render())
+        await type_text(pilot, "#the call")
+        await pilot.pause()
+        assert [(e.kind, e.index) for e in timeline.shown] == [("tool call", 1)]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is screen and screen.pane.cursor is not None and screen.pane.cursor.index == 1

@@ -207,7 +207,8 @@ def tail_fork(center: Center, dialog: Dialog, turns: int) -> Dialog:
     first = len(systems)
     for position, message in enumerate(kept):
         if position == first:
-            meta = {**(message.meta or {}), "forked_from": {"dialog_id": dialog.id, "index": start}}
+            origin = {"dialog_id": dialog.id, "index": start, "title": clean_line(dialog.title, 80)}
+            meta = {**(message.meta or {}), "forked_from": origin}
             message = replace(message, meta=meta)
         fresh.append_message(message)
     taken = min(turns, len(starts))

@@ -132,6 +132,15 @@ async def test_tail_fork_asks_how_many_turns_and_opens_the_new_dialog() -> None:
         fresh = screen.dialog
         assert fresh is not original and [m.content for m in fresh.messages] == ["q3", "a3"]
         assert fresh.message_at(0).meta["forked_from"]["dialog_id"] == original.id
+        # it points back: its first message says where it came from, and alt+up goes there
+        first = screen.pane.view_for(0)
+        assert first is not None
+        said = str(first.query_one(".meta .status").render())
+        assert f"tail fork of “{original.title}”, message 5 · alt+↑ goes there" in said, said
+        await pilot.press("alt+up")
+        await settle(pilot)
+        assert screen.dialog is original
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 4  # at the question taken first
 
 
 async def test_a_label_is_asked_kept_on_the_message_and_shown_and_found_in_the_timeline() -> None:

@@ -46,6 +46,12 @@ async def test_the_timeline_lists_questions_of_every_branch_filters_and_jumps() 
         await pilot.press("enter")
         await settle(pilot)
         assert screen.dialog is original and screen.pane.cursor is not None and screen.pane.cursor.index == 0
+        await pilot.press("ctrl+p")  # the palette opens it too
+        await type_text(pilot, "timeline")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        again = await _open(pilot, TimelineScreen)
+        assert len(again.shown) == 2
 
 
 async def test_fork_from_the_answer_under_the_cursor_makes_a_branch_ending_there() -> None:

@@ -129,3 +129,25 @@ async def test_the_running_app_paints_readable_text_in_each_theme(name: str) -> 
         assert len(seen) > 10
         low = [f"{ratio:.2f} {where}" for ratio, where in seen if ratio < TEXT]
         assert low == []
+
+
+def test_the_simulation_is_machado_s() -> None:
+    from visindigo.themes.vision import delta_e, simulate
+
+    # pure red and pure green, told apart at once with normal vision, come out as two yellows under deuteranopia
+    red, green = Color.parse("#FF0000"), Color.parse("#00FF00")
+    assert delta_e(red, green) > 150
+    assert delta_e(simulate(red, "deuteranopia"), simulate(green, "deuteranopia")) < 40
+    grey = Color.parse("#808080")  # a grey stays grey for every deficiency
+    assert all(delta_e(simulate(grey, name), grey) < 2 for name in ("protanopia", "deuteranopia", "tritanopia"))
+
+
+def test_the_colour_blind_theme_keeps_good_and_bad_apart_for_every_deficiency() -> None:
+    """Success and error (the failure bar, ✗, the diff's marks) stay plainly different colours with protanopia,
+    deuteranopia and tritanopia; the default dark theme's red and green do not (so the measure can fail)."""
+    from visindigo.themes.vision import good_and_bad_apart
+
+    apart = good_and_bad_apart(COLOUR_BLIND)
+    assert min(apart.values()) >= 40, apart
+    dark = good_and_bad_apart(BUILTIN_THEMES["visindigo-dark"])
+    assert dark["normal"] > 40 and dark["deuteranopia"] < 15, dark

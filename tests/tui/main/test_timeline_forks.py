@@ -211,3 +211,29 @@ async def test_a_labelled_tool_call_is_in_the_timeline_under_its_question_and_en
         await pilot.press("enter")
         await settle(pilot)
         assert app.screen is screen and screen.pane.cursor is not None and screen.pane.cursor.index == 1
+
+
+async def test_ctrl_f_finds_a_label_and_opens_the_dialog_at_that_message() -> None:
+    app = make_app([answer("a1"), answer("a2")])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "budget please")
+        await _ask(pilot, "and hotels")
+        labelled = screen.dialog
+        await pilot.press("ctrl+o", "up", "up")  # onto the first answer
+        await pilot.pause()
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
+        await pilot.press("alt+m")
+        await _open(pilot, AskLineScreen)
+        await type_text(pilot, "cheapest")
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("ctrl+f")
+        await type_text(pilot, "#cheapest")  # a word in no message: only the label has it
+        await pilot.press("enter")
+        await pilot.pause()
+        tree = screen.sidebar.dialog_tree
+        assert len(tree.root.children) == 1 and "#cheapest" in tree.root.children[0].label.plain
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.dialog is labelled and screen.pane.cursor is not None and screen.pane.cursor.index == 1

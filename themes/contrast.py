@@ -2,10 +2,11 @@
 
 Why here: the themes are judged by what the app actually paints with them, so the list of pairs (`PAIRS`) names
 the theme variables the app's stylesheets put together — message text on the three backgrounds, dim hints, the
-status line, selections and cursors, diff marks, footer keys, borders. The contrast test runs every built-in theme
-through it (and checks that every variable a stylesheet uses as a text colour is in the list); `bench/theme_contrast.py`
-prints each theme's lowest pair. A theme on the terminal's ANSI palette is measured on xterm's palette with a
-black background, the palette most terminals start from; the terminal decides in the end.
+status line, selections and cursors, diff marks, button labels, footer keys, borders. The contrast test runs
+every built-in theme through it (and checks that every variable a stylesheet uses as a text colour is in the
+list); `bench/theme_contrast.py` prints each theme's lowest pair. A theme on the terminal's ANSI palette is
+measured on xterm's palette with a black background, the palette most terminals start from; the terminal decides
+in the end.
 """
 
 from __future__ import annotations
@@ -89,6 +90,13 @@ PAIRS: tuple[Pair, ...] = (
     Pair("selected text in an input", "input-selection-foreground", "input-selection-background", under="surface"),
     Pair("selected text on screen", "screen-selection-foreground", "screen-selection-background"),
     Pair("input cursor", "input-cursor-foreground", "input-cursor-background", under="surface"),
+    # the approval, confirm and form buttons (Textual's Button: the label on the variant's colour; under an ANSI
+    # theme its :ansi rules draw the label in the variant's colour on the terminal's background instead)
+    *(
+        Pair(f"button label ({variant})", "button-color-foreground", variant, ansi=(variant, "background"))
+        for variant in ("primary", "warning", "error")
+    ),
+    Pair("button label", "button-foreground", "surface"),
     Pair("footer key", "footer-key-foreground", "panel"),
     Pair("footer description", "footer-description-foreground", "panel"),
     *(Pair(f"markdown heading {n}", f"markdown-h{n}-color", "background") for n in range(1, 7)),

@@ -91,7 +91,8 @@ def test_every_text_colour_the_app_uses_is_measured() -> None:
 
 def test_the_pairs_cover_text_selection_cursor_footer_and_outlines() -> None:
     labels = " | ".join(p.label for p in PAIRS)
-    for part in ("text-muted on panel", "list cursor", "selected text", "footer key", "focused border", "scrollbar"):
+    for part in ("text-muted on panel", "list cursor", "selected text", "footer key", "focused border", "scrollbar",
+                 "button label (warning)", "button label (error)"):  # fmt: skip
         assert part in labels
     assert {p.minimum for p in PAIRS} == {TEXT, LARGE}
     assert all(isinstance(p, Pair) for p in PAIRS)

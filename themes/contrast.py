@@ -14,12 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.color import Color
+from textual.constants import DIM_FACTOR
 from textual.theme import Theme
 
 TEXT = 4.5
 """WCAG AA for text."""
 LARGE = 3.0
 """WCAG AA for large text and for the marks and outlines that tell parts apart (WCAG 1.4.11)."""
+DIM = DIM_FACTOR
+"""How strong dim text is drawn: Textual turns the dim style into the colour this far from the background to the
+text's (0.66 unless TEXTUAL_DIM_FACTOR says otherwise) when it writes RGB colours; on an ANSI theme the app draws
+dim hints at full strength (`tui.platform.themes.ReadableDim`) rather than leave them to the terminal's faint."""
 
 #: xterm's 16 colours; "ansi_default" is taken as colour 7 on a black background (a dark terminal).
 XTERM = [
@@ -76,6 +81,9 @@ TEXT_COLOURS = (
 CURSOR = ("block-cursor-foreground", "block-cursor-background")
 PAIRS: tuple[Pair, ...] = (
     *(Pair(f"{fg} on {bg}", fg, bg) for fg in TEXT_COLOURS for bg in BACKGROUNDS),
+    # dim hints (a model's window, a template's source, a branch's difference) on the three backgrounds; an ANSI
+    # theme draws them at full strength (the terminal's palette has no "66% of the way")
+    *(Pair(f"dim text on {bg}", f"text {DIM * 100:g}%", bg, ansi=("text", bg)) for bg in BACKGROUNDS),
     Pair("search box text (focused)", "text", "boost", under="surface"),
     *(
         Pair(f"message cursor gutter ({who})", fg, "primary 30%", ansi=CURSOR)

@@ -152,3 +152,54 @@ def test_the_colour_blind_theme_keeps_good_and_bad_apart_for_every_deficiency() 
     assert min(apart.values()) >= 40, apart
     dark = good_and_bad_apart(BUILTIN_THEMES["visindigo-dark"])
     assert dark["normal"] > 40 and dark["deuteranopia"] < 15, dark
+
+
+@pytest.mark.parametrize("name", list(BUILTIN_THEMES))
+async def test_dim_hints_are_drawn_as_the_measured_colour_not_the_terminals_faint(name: str) -> None:
+    """Dim hints are the colour the "dim text" pairs measure: Textual turns dim into a colour 66% of the way from
+    the background when it writes RGB; on an ANSI theme (the terminal's palette: no RGB to blend, and the
+    terminal's faint is often half strength, about 3:1) the app draws them at full strength."""
+    from textual.content import Content
+    from textual.geometry import Region
+    from textual.widgets import Static
+
+    from visindigo.themes.contrast import DIM
+
+    app = make_app([])
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.theme = name
+        hint = Static(Content.assemble("name ", ("a dim hint", "dim")))
+        await app.screen.mount(hint)
+        await pilot.pause()
+        [line] = hint.render_lines(Region(0, 0, hint.size.width, 1))  # as drawn: after the app's line filters
+        [segment] = [s for s in line if "dim hint" in s.text]
+        [plain] = [s for s in line if "name" in s.text]
+        assert segment.style is not None and plain.style is not None
+        assert not segment.style.dim  # no faint left for the terminal to draw
+        if BUILTIN_THEMES[name].ansi:
+            assert segment.style.color == plain.style.color
+            return
+        fg, bg = Color.from_rich_color(segment.style.color), Color.from_rich_color(segment.style.bgcolor)
+        expected = bg.blend(Color.from_rich_color(plain.style.color), DIM)  # what the static pair measures
+        assert max(abs(a - b) for a, b in zip(fg.rgb, expected.rgb, strict=True)) <= 1, (fg, expected)
+        assert contrast_ratio(fg, bg) >= TEXT
+
+
+def test_dim_stays_faint_without_colour_and_goes_on_the_terminals_palette() -> None:
+    from rich.color import Color as RichColor
+    from rich.segment import Segment
+    from rich.style import Style
+
+    from visindigo.tui.platform.themes import ReadableDim
+
+    segments = [
+        Segment("no colour", Style(dim=True)),  # NO_COLOR: the faint is all that tells a hint
+        Segment("palette", Style(dim=True, color=RichColor.parse("bright_red"))),  # an ANSI theme
+        Segment("default", Style(dim=True, color=RichColor.default())),
+        Segment("rgb", Style(dim=True, color=RichColor.parse("#FFFFFF"))),  # Textual's own filter blends these
+    ]
+    faint, palette, default, rgb = ReadableDim().apply(segments, Color.parse("#000000"))
+    assert faint.style is not None and faint.style.dim
+    assert palette.style is not None and not palette.style.dim and palette.style.color == RichColor.parse("bright_red")
+    assert default.style is not None and not default.style.dim
+    assert rgb.style is not None and rgb.style.dim

@@ -25,6 +25,15 @@ async def _open(pilot: Any, screen_type: type) -> Any:
     return pilot.app.screen
 
 
+async def _label(pilot: Any, text: str) -> None:
+    """alt+m, the label typed, enter: as a user labels the message under the cursor."""
+    await pilot.press("alt+m")
+    await _open(pilot, AskLineScreen)
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
 async def test_the_timeline_lists_questions_of_every_branch_filters_and_jumps() -> None:
     app = make_app([answer("a1"), answer("a2"), answer("a2 again")])
     async with app.run_test(size=(80, 24)) as pilot:
@@ -158,11 +167,7 @@ async def test_a_label_is_asked_kept_on_the_message_and_shown_and_found_in_the_t
         await pilot.press("ctrl+o", "up", "up", "up")
         await pilot.pause()
         assert screen.pane.cursor is not None and screen.pane.cursor.index == 0
-        await pilot.press("alt+m")
-        await _open(pilot, AskLineScreen)
-        await type_text(pilot, "money")
-        await pilot.press("enter")
-        await settle(pilot)
+        await _label(pilot, "money")
         assert screen.dialog.message_at(0).meta["label"] == "money"
         assert screen.dialog.message_at(0).role is Role.USER
         await pilot.pause()
@@ -190,11 +195,7 @@ async def test_a_labelled_tool_call_is_in_the_timeline_under_its_question_and_en
         await pilot.press("ctrl+o", "up", "up")  # from the last answer past the result onto the call
         await pilot.pause()
         assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
-        await pilot.press("alt+m")
-        await _open(pilot, AskLineScreen)
-        await type_text(pilot, "the call")
-        await pilot.press("enter")
-        await settle(pilot)
+        await _label(pilot, "the call")
         await pilot.press("down", "down")  # the cursor elsewhere, so the jump below has somewhere to go
         await pilot.pause()
         assert screen.pane.cursor is not None and screen.pane.cursor.index == 3
@@ -223,11 +224,7 @@ async def test_ctrl_f_finds_a_label_and_opens_the_dialog_at_that_message() -> No
         await pilot.press("ctrl+o", "up", "up")  # onto the first answer
         await pilot.pause()
         assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
-        await pilot.press("alt+m")
-        await _open(pilot, AskLineScreen)
-        await type_text(pilot, "cheapest")
-        await pilot.press("enter")
-        await settle(pilot)
+        await _label(pilot, "cheapest")
         await pilot.press("ctrl+f")
         await type_text(pilot, "#cheapest")  # a word in no message: only the label has it
         await pilot.press("enter")

@@ -183,3 +183,34 @@ def test_dialog_search_finds_the_labels_of_the_shown_family() -> None:
     hits = workbench.search("#best")
     assert [(h.dialog_id, h.message_index, h.snippet) for h in hits][:1] == [(root.id, 1, "#Best answer")]
     assert workbench.search("nothing-like-it") == []
+
+
+def test_dialog_search_finds_labels_of_other_families_once_each() -> None:
+    from visindigo.tui.workbench import Workbench
+
+    center = Center()
+    other = conversation(center, [("q1", "a1"), ("q2", "a2")])
+    set_label(other, 1, "best answer")
+    branch = regenerate(center, other, 3)  # a branch: a copy of the labelled answer
+    assert branch is not None
+    shown = conversation(center, [("x", "y")])
+    set_label(shown, 1, "best guess")
+    workbench = Workbench(center, dialog=shown)
+    workbench.refresh_tree(shown.id)
+    hits = [(h.dialog_id, h.message_index, h.snippet) for h in workbench.search("#best")]
+    assert hits[0] == (shown.id, 1, "#best guess")  # the shown family first
+    assert hits[1][0] in (other.id, branch.id) and hits[1][1:] == (1, "#best answer")  # the newest copy
+    assert [h[2] for h in hits].count("#best answer") == 1  # the other copy in the same family is not listed again
+
+
+def test_other_families_labels_are_searched_only_for_a_word_with_a_hash() -> None:
+    from visindigo.tui.workbench import Workbench
+
+    center = Center()
+    other = conversation(center, [("q1", "a1")])
+    set_label(other, 1, "keeper")
+    shown = conversation(center, [("x", "y")])
+    workbench = Workbench(center, dialog=shown)
+    workbench.refresh_tree(shown.id)
+    assert [h.snippet for h in workbench.search("#keeper")] == ["#keeper"]
+    assert workbench.search("keeper") == []  # no mark: the full-text search only (the scan is for '#')

@@ -166,6 +166,28 @@ def label_hits(family: Iterable[Dialog], query: str) -> list[SearchHit]:
     ]
 
 
+def labels_found(
+    center: Center, family: Iterable[Dialog], root_of: Callable[[str], str], query: str, limit: int
+) -> list[SearchHit]:
+    """The labels that match `query`: the shown family's first (as they are in memory), then, when a word of the
+    query begins with # (the labels' mark), every other dialog's (`Center.label_search`: a scan of the stored
+    messages, ~0.1 s for 200,000 of them, bench/store_scale.py, so not on every search); a labelled message that
+    branches copied is listed once per family (`root_of`)."""
+
+    def key(hit: SearchHit) -> tuple[str, int, str]:
+        return root_of(hit.dialog_id), hit.message_index, hit.snippet
+
+    found = label_hits(family, query)
+    if not any(word.startswith("#") for word in query.split()):
+        return found
+    seen = {key(hit) for hit in found}
+    for hit in center.label_search(query, limit=limit):
+        if key(hit) not in seen:
+            seen.add(key(hit))
+            found.append(hit)
+    return found
+
+
 def labels_by_dialog(family: Iterable[Dialog]) -> dict[str, list[str]]:
     """The family's labels per dialog (each shared message on the oldest dialog), for the tree."""
     grouped: dict[str, list[str]] = {}

@@ -215,7 +215,8 @@ async def test_a_labelled_tool_call_is_in_the_timeline_under_its_question_and_en
 
 
 async def test_ctrl_f_finds_a_label_and_opens_the_dialog_at_that_message() -> None:
-    app = make_app([answer("a1"), answer("a2")])
+    """From another dialog too: a label is searched in every dialog, the shown family's first."""
+    app = make_app([answer("a1"), answer("a2"), answer("elsewhere")])
     async with app.run_test(size=(120, 40)) as pilot:
         screen = main_screen(app)
         await _ask(pilot, "budget please")
@@ -225,6 +226,10 @@ async def test_ctrl_f_finds_a_label_and_opens_the_dialog_at_that_message() -> No
         await pilot.pause()
         assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
         await _label(pilot, "cheapest")
+        await pilot.press("ctrl+n")  # another dialog: the labelled one is not the shown family
+        await settle(pilot)
+        await _ask(pilot, "something else")
+        assert screen.dialog is not labelled
         await pilot.press("ctrl+f")
         await type_text(pilot, "#cheapest")  # a word in no message: only the label has it
         await pilot.press("enter")

@@ -1,7 +1,8 @@
 """Store at scale (issue 4 §6): 10,000 dialogs of 20 messages with branches, and one of 2,000 messages.
 
 Prints the time to list the dialog tree's metadata, to open the 2,000-message dialog, the median time to append
-a message (1,000 appends through a dialog, each written by the store as the app writes it), and searches.
+a message (1,000 appends through a dialog, each written by the store as the app writes it), and searches (the
+full-text one and the label search that goes with it in the app).
 Targets: list < 150 ms, open < 200 ms, append < 2 ms median.
 
     .venv/bin/python bench/store_scale.py [--dialogs 10000] [--messages 20] [--big 2000] [--dir PATH]
@@ -53,6 +54,8 @@ def make_dialog(rng: random.Random, messages: int, branch_from: str = "") -> Dia
         message = Message(role, message_text(rng, index))
         if role is Role.ASSISTANT:
             message.meta = {"provider_id": "bench", "model_id": "m", "usage": {"input_tokens": 100 + index}}
+        if rng.random() < 0.002:  # a few labelled messages (the app's alt+m), for the label search below
+            message.meta = {**message.meta, "label": sentence(rng, 2)}
         dialog.append_message(message)
     dialog.title = dialog.message_at(0).content[:50] if messages else "empty"
     return dialog
@@ -147,6 +150,12 @@ def measure(home: Path, big_id: str, rounds: int = 5) -> bool:
         hits = center.search(query)
         duration = (time.perf_counter() - started) * 1000
         print(f"{'search ' + repr(query):<46} {duration:9.2f} ms  ({len(hits)} dialogs)")
+    # labels are not in the full-text index: every search also scans the messages' meta for them
+    for query in ("#budget", "#zzzz-not-there"):
+        started = time.perf_counter()
+        hits = center.label_search(query)
+        duration = (time.perf_counter() - started) * 1000
+        print(f"{'label search ' + repr(query):<46} {duration:9.2f} ms  ({len(hits)} messages)")
     center.close()
     return ok
 

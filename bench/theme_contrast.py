@@ -1,5 +1,8 @@
 """The WCAG contrast of every built-in theme: each theme's lowest pair, and with --all every pair below 7:1.
 
+Also how far apart each theme's success and error colours stay (CIELAB ΔE) with normal vision and simulated
+protanopia, deuteranopia and tritanopia (themes/vision.py).
+
 The pairs are those the app paints (themes/contrast.py: message text, dim hints and placeholders on the three
 backgrounds, the status line, selections and cursors, footer keys, headings, links, outlines, the scrollbar);
 text needs 4.5:1 and outlines and marks 3:1 (WCAG 2 AA). The ANSI theme is measured on xterm's palette.
@@ -17,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from visindigo.themes import BUILTIN_THEMES
 from visindigo.themes.contrast import measure_theme
+from visindigo.themes.vision import good_and_bad_apart
 
 
 def main() -> None:
@@ -31,6 +35,8 @@ def main() -> None:
         print(f"{theme.name}: {len(measured)} pairs, {len(below)} below their minimum")
         print(f"  lowest text: {lowest_text.describe()}")
         print(f"  lowest mark: {lowest_mark.describe()}")
+        apart = ", ".join(f"{name} {value:.0f}" for name, value in good_and_bad_apart(theme).items())
+        print(f"  success/error ΔE: {apart}")
         if args.all:
             for m in measured:
                 if m.ratio < 7:

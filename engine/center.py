@@ -7,6 +7,7 @@ not choose. A Center made with `Center()` is in memory; `Center.open(home)` give
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import replace
@@ -19,6 +20,7 @@ from .lookup import DialogSummary, SearchHit, ToolSource
 from .mcp_server import MCPServer
 from .prompt import Prompt
 from .provider import Provider
+from .sanitize import clean_line
 from .skill import Skill
 
 if TYPE_CHECKING:
@@ -204,6 +206,29 @@ class Center:
             for dialog_id in self.store.dialog_ids():
                 self.get_dialog(dialog_id)
         return list(self._dialogs.values())
+
+    def label_search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
+        """Messages whose label (`meta["label"]`, a short name the user put on a message) holds every word of
+        `query` (a leading # is ignored), newest first, in every dialog, opened or not. The snippet is "#label"."""
+        words = [word.lstrip("#") for word in query.casefold().split() if word.lstrip("#")]
+        if not words or limit <= 0:
+            return []
+        if self.store is not None:
+            rows = [(d, t, p, _label_in(m)) for d, t, p, m in self.store.labelled_rows()]
+        else:
+            rows = [
+                (dialog.id, dialog.title, index, str(message.meta.get("label") or ""))
+                for dialog in reversed(list(self._dialogs.values()))
+                for index, message in enumerate(dialog.messages)
+                if message.meta and message.meta.get("label")
+            ]
+        hits = []
+        for dialog_id, title, position, label in rows:
+            if label and all(word in label.casefold() for word in words):
+                hits.append(SearchHit(dialog_id, title, position, f"#{clean_line(label, 40)}"))
+                if len(hits) >= limit:
+                    break
+        return hits
 
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
         """Dialogs whose messages contain every word of `query` (any case), one hit per dialog.
@@ -398,3 +423,13 @@ class Center:
         if self.tool_source is not None:
             await self.tool_source.aclose()
         self.close()
+
+
+def _label_in(meta: str) -> str:
+    """The label in a message's stored meta JSON ("" for none, or for meta that does not read as JSON)."""
+    try:
+        value = json.loads(meta)
+    except ValueError:
+        return ""
+    label = value.get("label") if isinstance(value, dict) else None
+    return label if isinstance(label, str) else ""

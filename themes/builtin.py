@@ -55,6 +55,8 @@ LIGHT = Theme(
         "scrollbar": "#6E72B8",
         "text-disabled": "#5E5F6B",
         "markdown-h6-color": "#4A4C5C",
+        # Button labels white: the generated near-white was 4.16:1 on the amber of "Allow for this dialog".
+        "button-color-foreground": "#FFFFFF",
     },
 )
 

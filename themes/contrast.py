@@ -2,10 +2,11 @@
 
 Why here: the themes are judged by what the app actually paints with them, so the list of pairs (`PAIRS`) names
 the theme variables the app's stylesheets put together — message text on the three backgrounds, dim hints, the
-status line, selections and cursors, diff marks, footer keys, borders. The contrast test runs every built-in theme
-through it (and checks that every variable a stylesheet uses as a text colour is in the list); `bench/theme_contrast.py`
-prints each theme's lowest pair. A theme on the terminal's ANSI palette is measured on xterm's palette with a
-black background, the palette most terminals start from; the terminal decides in the end.
+status line, selections and cursors, diff marks, button labels, footer keys, borders. The contrast test runs
+every built-in theme through it (and checks that every variable a stylesheet uses as a text colour is in the
+list); `bench/theme_contrast.py` prints each theme's lowest pair. A theme on the terminal's ANSI palette is
+measured on xterm's palette with a black background, the palette most terminals start from; the terminal decides
+in the end.
 """
 
 from __future__ import annotations
@@ -13,12 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.color import Color
+from textual.constants import DIM_FACTOR
 from textual.theme import Theme
 
 TEXT = 4.5
 """WCAG AA for text."""
 LARGE = 3.0
 """WCAG AA for large text and for the marks and outlines that tell parts apart (WCAG 1.4.11)."""
+DIM = DIM_FACTOR
+"""How strong dim text is drawn: Textual turns the dim style into the colour this far from the background to the
+text's (0.66 unless TEXTUAL_DIM_FACTOR says otherwise) when it writes RGB colours; on an ANSI theme the app draws
+dim hints at full strength (`tui.platform.themes.ReadableDim`) rather than leave them to the terminal's faint."""
 
 #: xterm's 16 colours; "ansi_default" is taken as colour 7 on a black background (a dark terminal).
 XTERM = [
@@ -75,6 +81,9 @@ TEXT_COLOURS = (
 CURSOR = ("block-cursor-foreground", "block-cursor-background")
 PAIRS: tuple[Pair, ...] = (
     *(Pair(f"{fg} on {bg}", fg, bg) for fg in TEXT_COLOURS for bg in BACKGROUNDS),
+    # dim hints (a model's window, a template's source, a branch's difference) on the three backgrounds; an ANSI
+    # theme draws them at full strength (the terminal's palette has no "66% of the way")
+    *(Pair(f"dim text on {bg}", f"text {DIM * 100:g}%", bg, ansi=("text", bg)) for bg in BACKGROUNDS),
     Pair("search box text (focused)", "text", "boost", under="surface"),
     *(
         Pair(f"message cursor gutter ({who})", fg, "primary 30%", ansi=CURSOR)
@@ -89,6 +98,13 @@ PAIRS: tuple[Pair, ...] = (
     Pair("selected text in an input", "input-selection-foreground", "input-selection-background", under="surface"),
     Pair("selected text on screen", "screen-selection-foreground", "screen-selection-background"),
     Pair("input cursor", "input-cursor-foreground", "input-cursor-background", under="surface"),
+    # the approval, confirm and form buttons (Textual's Button: the label on the variant's colour; under an ANSI
+    # theme its :ansi rules draw the label in the variant's colour on the terminal's background instead)
+    *(
+        Pair(f"button label ({variant})", "button-color-foreground", variant, ansi=(variant, "background"))
+        for variant in ("primary", "warning", "error")
+    ),
+    Pair("button label", "button-foreground", "surface"),
     Pair("footer key", "footer-key-foreground", "panel"),
     Pair("footer description", "footer-description-foreground", "panel"),
     *(Pair(f"markdown heading {n}", f"markdown-h{n}-color", "background") for n in range(1, 7)),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
@@ -28,6 +28,7 @@ from visindigo.tui.features import Features
 from visindigo.tui.main.keys import MainCommands
 from visindigo.tui.main.screen import MainScreen
 from visindigo.tui.platform.terminal_driver import LeavingOnSignals
+from visindigo.tui.platform.themes import ReadableDim
 from visindigo.tui.start.options import AppOptions, configured_cursor_blink, configured_fps
 from visindigo.tui.start.sequence import StartUp
 from visindigo.tui.start.store_check import StoreWatch
@@ -35,6 +36,7 @@ from visindigo.tui.start.template_folder import TemplateFolder
 from visindigo.tui.start.themes import install_themes, keep_theme
 
 if TYPE_CHECKING:
+    from textual.filter import LineFilter
     from textual.theme import Theme
 
     from visindigo.engine.templates.library import TemplateLibrary
@@ -70,10 +72,15 @@ class VisindigoApp(LeavingOnSignals, App[None]):
         self.start_up = StartUp(self, center, self.options, self.first_run)
         self.store_watch = StoreWatch(self, center, self._dialogs_changed)
         self.cursor_blink = configured_cursor_blink(center)
+        self.readable_dim = ReadableDim()
         self.start_up.notices += install_themes(self, center)
         keys = center.settings.get("keys")
         if isinstance(keys, dict) and keys:
             self.set_keymap({str(k): str(v) for k, v in keys.items()})
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then dim hints at full strength on the terminal's palette (`platform.themes`)."""
+        return [*super().get_line_filters(), self.readable_dim]
 
     def get_default_screen(self) -> MainScreen:
         """The main screen is the first screen (no blank screen is drawn and replaced at start-up)."""

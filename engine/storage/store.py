@@ -410,6 +410,18 @@ class Store(Repairs):
             )
         ]
 
+    @survives_damage()
+    def labelled_rows(self) -> list[tuple[str, str, int, str]]:
+        """(dialog id, dialog title, position, meta JSON) of every message whose meta may hold a label (the app's
+        `meta["label"]`), newest first. Few messages carry one, so a scan of the meta column is enough."""
+        return [
+            (str(dialog_id), str(title), int(position), str(meta))
+            for dialog_id, title, position, meta in self._query(
+                "SELECT m.dialog_id, d.title, m.position, m.meta FROM messages m JOIN dialogs d ON d.id = m.dialog_id "
+                "WHERE m.meta LIKE '%\"label\"%' ORDER BY m.id DESC"
+            )
+        ]
+
     def summaries(self) -> list[DialogSummary]:
         """Every dialog's metadata, oldest first, without reading a single message."""
         return [

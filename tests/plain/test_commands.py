@@ -143,8 +143,8 @@ def test_help_unknown_commands_and_a_line_that_begins_with_a_slash(start_plain: 
     terminal = start_plain()
     terminal.prompt()
     shown = ask(terminal, "/help")
-    for command in ("new", "dialogs", "open", "regenerate", "edit", "branches", "branch", "model", "template",
-                    "compare", "export", "help", "quit"):  # fmt: skip
+    for command in ("new", "dialogs", "open", "history", "regenerate", "edit", "branches", "branch", "model",
+                    "template", "attach", "compare", "export", "help", "quit"):  # fmt: skip
         assert f"\n/{command}" in shown, command
     assert "\nTab completes a command, and a unique beginning is enough (/reg is /regenerate)." in shown
     assert "There is no command /bogus" in ask(terminal, "/bogus")

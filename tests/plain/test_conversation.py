@@ -3,6 +3,7 @@ written once, and the byte stream holds no escape sequence at all (issue 28, "A 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.llm_server import LLMServer, error_reply, openai_stream
@@ -13,7 +14,9 @@ from visindigo.engine import Center, Role
 
 def test_an_answer_streams_as_labelled_plain_text(start_plain: Start, llm_server: LLMServer, plain_home: Path) -> None:
     llm_server.queue(
-        openai_stream(["Hel", "lo ", "there", "\n\nSecond line."], reasoning=["Think", "ing"], usage=(5, 7))
+        openai_stream(
+            ["Hel", "lo ", "there", "\n\nSecond line."], reasoning=["Think", "ing"], usage=(5, 7), delay_between=0.05
+        )
     )
     terminal = start_plain()
     opening = terminal.prompt()
@@ -26,6 +29,8 @@ def test_an_answer_streams_as_labelled_plain_text(start_plain: Start, llm_server
     assert "Asking test-model of local.\n" in seen
     assert "Reasoning: Thinking\n" in seen
     assert "Answer: Hello there\n\nSecond line.\n" in seen
+    # the status, once, as the issue words it: "Answer complete, 362 tokens, 98 tokens per second"
+    assert re.search(r"\nAnswer complete, 7 tokens, [1-9]\d* tokens per second\.\n", terminal.text), terminal.text
     output = terminal.output
     assert control_characters(output) == []
     assert carriage_returns(output) == 0  # nothing is drawn over: each line only ever grows, then ends

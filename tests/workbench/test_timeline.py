@@ -58,6 +58,35 @@ def test_the_timeline_filter_matches_words_labels_branch_and_model() -> None:
     assert entries[1].label == "money"
 
 
+def test_a_labelled_answer_tool_call_or_result_is_an_entry_after_its_question() -> None:
+    """A label goes on any message, so the timeline lists the labelled ones that are not questions too (kind
+    says what each is); unlabelled answers stay out of it."""
+    center = Center()
+    dialog = center.create_dialog()
+    dialog.append_message(Role.USER, "weather?")
+    dialog.append_message(
+        Message(Role.ASSISTANT, "", tool_calls='[{"id":"c1","type":"function","function":{"name":"get_weather"}}]',
+                meta={"model_id": "m1"})
+    )  # fmt: skip
+    dialog.append_message(Message(Role.TOOL, '{"c": 12}', tool_call_id="c1", name="get_weather"))
+    dialog.append_message(Message(Role.ASSISTANT, "It is 12 degrees", meta={"model_id": "m1"}))
+    dialog.append_message(Role.USER, "and tomorrow?")
+    dialog.append_message(Message(Role.ASSISTANT, "Rain", meta={"model_id": "m1"}))
+    set_label(dialog, 1, "the call")
+    set_label(dialog, 2, "raw data")
+    set_label(dialog, 3, "best")
+    entries = timeline([dialog])
+    assert [(e.index, e.kind, e.first_words, e.label) for e in entries] == [
+        (0, "question", "weather?", ""),
+        (1, "tool call", "get_weather", "the call"),
+        (2, "tool result", '{"c": 12}', "raw data"),
+        (3, "answer", "It is 12 degrees", "best"),
+        (4, "question", "and tomorrow?", ""),
+    ]
+    assert [e.index for e in entries if e.matches("best")] == [3]
+    assert entries[3].model == "m1"
+
+
 def test_hostile_text_in_a_question_reaches_the_timeline_as_one_clean_line() -> None:
     center = Center()
     root = conversation(center, [("evil\x1b]2;owned\x07\nsecond line " + "x" * 200, "ok")])
@@ -154,3 +183,34 @@ def test_dialog_search_finds_the_labels_of_the_shown_family() -> None:
     hits = workbench.search("#best")
     assert [(h.dialog_id, h.message_index, h.snippet) for h in hits][:1] == [(root.id, 1, "#Best answer")]
     assert workbench.search("nothing-like-it") == []
+
+
+def test_dialog_search_finds_labels_of_other_families_once_each() -> None:
+    from visindigo.tui.workbench import Workbench
+
+    center = Center()
+    other = conversation(center, [("q1", "a1"), ("q2", "a2")])
+    set_label(other, 1, "best answer")
+    branch = regenerate(center, other, 3)  # a branch: a copy of the labelled answer
+    assert branch is not None
+    shown = conversation(center, [("x", "y")])
+    set_label(shown, 1, "best guess")
+    workbench = Workbench(center, dialog=shown)
+    workbench.refresh_tree(shown.id)
+    hits = [(h.dialog_id, h.message_index, h.snippet) for h in workbench.search("#best")]
+    assert hits[0] == (shown.id, 1, "#best guess")  # the shown family first
+    assert hits[1][0] in (other.id, branch.id) and hits[1][1:] == (1, "#best answer")  # the newest copy
+    assert [h[2] for h in hits].count("#best answer") == 1  # the other copy in the same family is not listed again
+
+
+def test_other_families_labels_are_searched_only_for_a_word_with_a_hash() -> None:
+    from visindigo.tui.workbench import Workbench
+
+    center = Center()
+    other = conversation(center, [("q1", "a1")])
+    set_label(other, 1, "keeper")
+    shown = conversation(center, [("x", "y")])
+    workbench = Workbench(center, dialog=shown)
+    workbench.refresh_tree(shown.id)
+    assert [h.snippet for h in workbench.search("#keeper")] == ["#keeper"]
+    assert workbench.search("keeper") == []  # no mark: the full-text search only (the scan is for '#')

@@ -13,6 +13,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
 from visindigo.engine import Message, Role
+from visindigo.tui.common.sanitize import clean_line
 from visindigo.tui.workbench.context import context_marks
 
 GUTTER = {
@@ -55,7 +56,23 @@ def status_text(message: Message, *, streaming: bool) -> str:
     if cut := cut_short(message):
         parts.append(cut)
     parts += context_marks(message)  # pinned; a compaction summary and what it replaced
+    if origin := forked_from_mark(message):
+        parts.append(origin)
     return " · ".join(parts)
+
+
+def forked_from_mark(message: Message) -> str:
+    """A tail fork's first message says where it was taken from, and how to go there (workbench.timeline)."""
+    origin = message.meta.get("forked_from") if message.meta else None
+    if not isinstance(origin, dict) or not isinstance(origin.get("dialog_id"), str):
+        return ""
+    title = clean_line(str(origin.get("title") or ""), 60)
+    where = f"“{title}”" if title else "another dialog"
+    try:
+        number = f", message {int(origin.get('index', 0)) + 1}"
+    except (TypeError, ValueError):
+        number = ""
+    return f"tail fork of {where}{number} · alt+↑ goes there"
 
 
 class AlternativeSwitch(Horizontal):

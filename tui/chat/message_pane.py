@@ -232,7 +232,7 @@ class MessagePane(MessageList, can_focus=True):
         self.set_alternatives(self.workbench.positions(self.dialog))
         notes = "\n".join(run.notes) + "\n" if run is not None and run.notes else ""
         if outcome == "failed":
-            await self.show_notice(f"{notes}{error}\nFix the cause, then ctrl+r retries.")
+            await self.show_notice(f"{notes}The run failed: {error}\nFix the cause, then ctrl+r retries.")
         elif outcome == "cancelled":
             await self.show_notice(f"{notes}Cancelled; what arrived is kept (marked interrupted).", info=True)
         elif notes:

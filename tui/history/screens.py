@@ -21,13 +21,13 @@ from visindigo.tui.workbench.timeline import TimelineEntry, filter_timeline
 
 
 def entry_row(entry: TimelineEntry) -> Content:
-    """ "② m1  Plan 3 days in Kyoto…  #budget" (every part already one clean line)."""
-    parts: list[tuple[str, str] | str] = [
-        f"{entry.branch} ",
-        (entry.model[:20] or "—", "bold"),
-        "  ",
-        entry.first_words,
-    ]
+    """ "② m1  Plan 3 days in Kyoto…  #budget", and under a question its labelled answer or tool message:
+    "②   ↳ tool call: get_weather  #forecast" (every part already one clean line)."""
+    parts: list[tuple[str, str] | str] = [f"{entry.branch} "]
+    if entry.kind == "question":
+        parts += [(entry.model[:20] or "—", "bold"), "  ", entry.first_words]
+    else:
+        parts += ["  ↳ ", (f"{entry.kind}:", "italic"), " ", entry.first_words]
     if entry.label:
         parts += ["  ", (f"#{entry.label}", "bold italic")]
     return Content.assemble(*parts)
@@ -78,7 +78,11 @@ class TimelineScreen(ModalFrame[tuple[str, int] | None]):
         options.add_options([Option(entry_row(entry), id=str(n)) for n, entry in enumerate(self.shown)])
         count = len(self.shown)
         total = len(self.entries)
-        hint = f"{count} of {total} questions" if query.strip() else f"{total} question{'s' if total != 1 else ''}"
+        questions = sum(entry.kind == "question" for entry in self.entries)
+        whole = f"{questions} question{'s' if questions != 1 else ''}"
+        if others := total - questions:
+            whole += f" and {others} labelled message{'s' if others != 1 else ''}"
+        hint = f"{count} of {whole}" if query.strip() else whole
         self.query_one("#timeline-count", Static).update(safe(hint if total else "No question in this dialog yet."))
         if count:
             wanted = next((n for n, e in enumerate(self.shown) if (e.dialog_id, e.index) == self._current), count - 1)

@@ -100,7 +100,7 @@ PALETTE: list[tuple[str, str, str]] = [
     ("search", "Search dialogs", "Full-text search over every dialog"),
     ("copy_last", "Copy last answer", "Copy the last answer to the clipboard (OSC 52)"),
     ("save_last_copy", "Save last copy to a file", "When OSC 52 does not reach your clipboard"),
-    ("tree_parent", "Parent dialog", "Open the dialog this one branched from"),
+    ("tree_parent", "Parent dialog", "Open the dialog this one branched from (or a tail fork was taken from)"),
     ("tree_child", "First branch", "Open the first branch of this dialog"),
     ("tree_sibling(-1)", "Previous sibling dialog", "The branch before this one"),
     ("tree_sibling(1)", "Next sibling dialog", "The branch after this one"),

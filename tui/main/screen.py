@@ -279,7 +279,14 @@ class MainScreen(Workspace):
         await self.open_dialog_id(target)
 
     async def action_tree_parent(self) -> None:
-        await self._tree_jump(self.workbench.parent_of(self.dialog.id), "This dialog is not a branch of another.")
+        """The dialog this one branched from; for a tail fork, the dialog and message it was taken from."""
+        from visindigo.tui.workbench.timeline import forked_from
+
+        parent = self.workbench.parent_of(self.dialog.id)
+        if parent is None and (origin := forked_from(self.dialog)) is not None:
+            await self.open_dialog_id(origin[0], focus_index=origin[1])
+            return
+        await self._tree_jump(parent, "This dialog is not a branch of another.")
 
     async def action_tree_child(self) -> None:
         await self._tree_jump(self.workbench.first_branch_of(self.dialog.id), "This dialog has no branches.")

@@ -8,15 +8,27 @@ variables, its classes and the ANSI colour mapping — and only the last has no 
 usual, which costs that parse and nothing else.
 
 Upstream report: docs/upstream/theme-before-start.md
+
+`ReadableDim`: Textual draws the dim style of an RGB colour as a colour 66% of the way from the background, which
+the contrast test measures (`themes.contrast.DIM`); a colour of the terminal's palette (an ANSI theme) it leaves
+to the terminal's faint, which most terminals draw at half strength or less (about 3:1 for xterm's white on
+black, under the 4.5:1 text needs). There the dim is dropped. It is a Textual line filter (the public
+`App.get_line_filters` adds it).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.segment import Segment
+from rich.style import Style
 from textual.app import App
+from textual.color import Color
+from textual.filter import LineFilter
 
 from visindigo.tui.platform import compat
+
+_NOT_DIM = Style(dim=False)
 
 UPSTREAM = "docs/upstream/theme-before-start.md"
 
@@ -34,3 +46,18 @@ def start_in_theme(app: App[Any], name: str) -> None:
     app.set_class(not theme.dark, "-light-mode", update=False)
     private: Any = app
     private._refresh_truecolor_filter(app.ansi_theme)
+
+
+class ReadableDim(LineFilter):
+    """Dim dropped from text in a colour of the terminal's palette (Textual already turned dim RGB colours into
+    measured ones); with no colour at all (NO_COLOR) the terminal's faint stays, the only way left to tell a hint."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        if not any(style is not None and style.dim for _text, style, _control in segments):
+            return segments
+        return [
+            Segment(text, style + _NOT_DIM, control)
+            if style is not None and style.dim and style.color is not None and style.color.triplet is None
+            else Segment(text, style, control)
+            for text, style, control in segments
+        ]

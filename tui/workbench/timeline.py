@@ -3,7 +3,9 @@
 The *timeline* lists every question of a family (all its branches) once, in the order asked: a question a
 branch shares with the dialog it branched from (copied with the history) belongs to the older dialog. Each
 entry names its branch (① ② … as the tree numbers them), the model that answered it, its first words and its
-label, and the screen jumps to `(dialog_id, index)`.
+label, and the screen jumps to `(dialog_id, index)`. A labelled message that is not a question (an answer, a
+tool call or result) is an entry too, right after its question (`kind` says what it is): a label is put on a
+message to find it again, whatever the message is.
 
 A *label* is a short name on one message (`meta["label"]`, saved with the message in its row — no schema change:
 the other fields of a message's `meta` live there too). A *fork* is a new branch whose history ends at a message
@@ -43,10 +45,12 @@ class TimelineEntry:
     first_words: str
     label: str
     asked_at: float
+    #: "question", or what a labelled message of another kind is ("answer", "tool call", "tool result", …).
+    kind: str = "question"
 
     def matches(self, query: str) -> bool:
-        """Every word of `query` is in the first words, the label, the branch mark or the model."""
-        haystack = f"{self.first_words} {self.label} {self.branch} {self.model}".casefold()
+        """Every word of `query` is in the first words, the label, the branch mark, the model or the kind."""
+        haystack = f"{self.first_words} {self.label} {self.branch} {self.model} {self.kind}".casefold()
         return all(word in haystack for word in query.casefold().split())
 
 
@@ -54,6 +58,16 @@ def label_of(message: Message) -> str:
     """The message's label ("" for none), made safe for one line."""
     value = message.meta.get("label", "") if message.meta else ""
     return clean_line(str(value), LABEL_LIMIT) if value else ""
+
+
+def _words(message: Message) -> str:
+    """A message's first words; a tool call without text is named by its functions."""
+    words = clean_line(message.content, FIRST_WORDS) or clean_line(message.name, FIRST_WORDS)
+    if not words:
+        calls = message.parsed_tool_calls()
+        function = [call.get("function") for call in calls]
+        words = clean_line(", ".join(str(f.get("name", "")) for f in function if isinstance(f, dict)), FIRST_WORDS)
+    return words
 
 
 def _answering_model(messages: Sequence[Message], index: int, fallback: str) -> str:
@@ -78,18 +92,25 @@ def timeline(family: Iterable[Dialog], ordinals: dict[str, int] | None = None) -
         mark = branch_mark(ordinals.get(dialog.id, number))
         for index in range(shared, len(messages)):
             message = messages[index]
-            if message.role not in ASKING_ROLES:
+            question = message.role in ASKING_ROLES
+            label = label_of(message)
+            if not question and not label:
                 continue
+            if question:
+                model = _answering_model(messages, index, clean_line(dialog.model_id, 60))
+            else:
+                model = clean_line(str(message.meta.get("model_id", "")), 60) if message.meta else ""
             entries.append(
                 TimelineEntry(
                     dialog_id=dialog.id,
                     index=index,
                     branch=mark,
-                    model=_answering_model(messages, index, clean_line(dialog.model_id, 60)),
-                    first_words=clean_line(message.content, FIRST_WORDS) or clean_line(message.name, FIRST_WORDS),
-                    label=label_of(message),
+                    model=model,
+                    first_words=_words(message),
+                    label=label,
                     # a branch's own questions come after what it was branched from, in the order made
                     asked_at=dialog.created_at + index * 1e-6,
+                    kind="question" if question else message_kind(message),
                 )
             )
     return sorted(entries, key=lambda e: (e.asked_at, e.index))
@@ -145,6 +166,28 @@ def label_hits(family: Iterable[Dialog], query: str) -> list[SearchHit]:
     ]
 
 
+def labels_found(
+    center: Center, family: Iterable[Dialog], root_of: Callable[[str], str], query: str, limit: int
+) -> list[SearchHit]:
+    """The labels that match `query`: the shown family's first (as they are in memory), then, when a word of the
+    query begins with # (the labels' mark), every other dialog's (`Center.label_search`: a scan of the stored
+    messages, ~0.1 s for 200,000 of them, bench/store_scale.py, so not on every search); a labelled message that
+    branches copied is listed once per family (`root_of`)."""
+
+    def key(hit: SearchHit) -> tuple[str, int, str]:
+        return root_of(hit.dialog_id), hit.message_index, hit.snippet
+
+    found = label_hits(family, query)
+    if not any(word.startswith("#") for word in query.split()):
+        return found
+    seen = {key(hit) for hit in found}
+    for hit in center.label_search(query, limit=limit):
+        if key(hit) not in seen:
+            seen.add(key(hit))
+            found.append(hit)
+    return found
+
+
 def labels_by_dialog(family: Iterable[Dialog]) -> dict[str, list[str]]:
     """The family's labels per dialog (each shared message on the oldest dialog), for the tree."""
     grouped: dict[str, list[str]] = {}
@@ -186,7 +229,8 @@ def tail_fork(center: Center, dialog: Dialog, turns: int) -> Dialog:
     first = len(systems)
     for position, message in enumerate(kept):
         if position == first:
-            meta = {**(message.meta or {}), "forked_from": {"dialog_id": dialog.id, "index": start}}
+            origin = {"dialog_id": dialog.id, "index": start, "title": clean_line(dialog.title, 80)}
+            meta = {**(message.meta or {}), "forked_from": origin}
             message = replace(message, meta=meta)
         fresh.append_message(message)
     taken = min(turns, len(starts))

@@ -196,11 +196,12 @@ class Workbench:
         return self.tree_index.sibling(dialog_id, step)
 
     def search(self, query: str, *, limit: int = 100) -> list[SearchHit]:
-        """The store's full-text search (hits with dialog_id, title, snippet, message_index), after the labels of
-        the shown dialog's family that match (labels live in the messages' meta, which the index does not hold)."""
-        from visindigo.tui.workbench.timeline import label_hits
+        """The store's full-text search (hits with dialog_id, title, snippet, message_index), after the labels that
+        match (labels live in the messages' meta, which the index does not hold; `timeline.labels_found`)."""
+        from visindigo.tui.workbench.timeline import labels_found
 
-        return [*label_hits(self.family(self.shown), query), *self.center.search(query, limit=limit)]
+        found = labels_found(self.center, self.family(self.shown), self.tree_index.root_of, query, limit)
+        return [*found, *self.center.search(query, limit=limit)]
 
     # --- alternatives --------------------------------------------------------------------------------------
 

@@ -99,3 +99,52 @@ def test_search_covers_dialogs_that_were_never_opened(center: Center, home: Path
         assert again._dialogs == {}
     finally:
         again.close()
+
+
+def test_labels_are_found_in_every_dialog_newest_first(searchable: Center) -> None:
+    """Labels (meta["label"], which the full-text index does not hold) are searched apart: every word, any case,
+    a leading # ignored; the snippet is the label."""
+    from visindigo.engine import Message
+
+    trip = searchable.create_dialog()
+    trip.title = "Trip"
+    trip.append_message(Message(Role.USER, "How much for hotels?", meta={"label": "Budget for hotels"}))
+    trip.append_message(Role.ASSISTANT, "About 100 a night.")
+    food = searchable.create_dialog()
+    food.title = "Food"
+    food.append_message(Role.USER, "Where to eat")
+    food.append_message(Message(Role.ASSISTANT, "Nishiki market", meta={"label": "food budget"}))
+    hits = searchable.label_search("#budget")
+    assert [(h.dialog_id, h.message_index, h.snippet) for h in hits] == [
+        (food.id, 1, "#food budget"),
+        (trip.id, 0, "#Budget for hotels"),
+    ]
+    assert [h.dialog_id for h in searchable.label_search("HOTELS budget")] == [trip.id]
+    assert searchable.label_search("Nishiki") == []  # words of the message are the full-text search's
+    assert searchable.label_search("#") == [] and searchable.label_search("budget", limit=1)[0].dialog_id == food.id
+
+
+def test_label_search_reads_dialogs_never_opened_and_skips_unreadable_meta(center: Center, home: Path) -> None:
+    from visindigo.engine import Message
+
+    center.create_dialog().append_message(Message(Role.USER, "q", meta={"label": "keep me"}))
+    again = reopen(center, home)
+    try:
+        path = home / "data" / "dialogs.sqlite3"
+        import sqlite3
+
+        conn = sqlite3.connect(path)
+        with conn:
+            conn.execute("UPDATE messages SET meta = '{\"label\": broken' WHERE position = 0")  # not JSON
+        conn.close()
+        assert again.label_search("keep") == []
+        assert again._dialogs == {}
+    finally:
+        again.close()
+    fresh = Center.open(home)
+    try:
+        dialog = fresh.create_dialog()
+        dialog.append_message(Message(Role.USER, "q2", meta={"label": "keep me too"}))
+        assert [h.snippet for h in fresh.label_search("keep")] == ["#keep me too"]
+    finally:
+        fresh.close()

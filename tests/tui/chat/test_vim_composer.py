@@ -199,6 +199,28 @@ async def test_in_the_app_enter_sends_from_normal_mode_and_esc_keeps_its_meaning
         assert "Composer, vim keys (normal mode)" in shown  # the section's title row
 
 
+async def test_in_normal_mode_esc_cancels_a_streaming_answer(tmp_path: Path) -> None:
+    """Esc's other meaning: while an answer streams, the first esc only leaves insert mode; the next cancels."""
+    from visindigo.engine.providers import FinishPart, Pause, TextPart
+
+    center = make_center([[TextPart("The beginning "), Pause(30), TextPart("never shown"), FinishPart("stop")]])
+    center.config = Config(config_file=tmp_path / "config.toml", data={"ui": {"composer_keys": "vim"}})
+    app = make_app(center=center)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        await type_text(pilot, "tell me")
+        await keys(pilot, "enter")
+        await pilot.pause(0.3)
+        assert screen.runs.is_running(screen.dialog.id)
+        assert screen.composer.input.border_title == "vim · INSERT"
+        await keys(pilot, "escape")
+        assert screen.composer.input.border_title == "vim · NORMAL"
+        assert screen.runs.is_running(screen.dialog.id)  # taken by the composer: the answer goes on
+        await keys(pilot, "escape")
+        assert await wait_until(pilot, lambda: not screen.runs.is_running(screen.dialog.id))
+        assert screen.dialog.message_at(1).meta.get("status") == "interrupted"
+
+
 async def test_standard_keys_by_default() -> None:
     app = make_app([])
     async with app.run_test(size=(80, 24)) as pilot:

@@ -25,6 +25,15 @@ async def _open(pilot: Any, screen_type: type) -> Any:
     return pilot.app.screen
 
 
+async def _label(pilot: Any, text: str) -> None:
+    """alt+m, the label typed, enter: as a user labels the message under the cursor."""
+    await pilot.press("alt+m")
+    await _open(pilot, AskLineScreen)
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
 async def test_the_timeline_lists_questions_of_every_branch_filters_and_jumps() -> None:
     app = make_app([answer("a1"), answer("a2"), answer("a2 again")])
     async with app.run_test(size=(80, 24)) as pilot:
@@ -46,6 +55,12 @@ async def test_the_timeline_lists_questions_of_every_branch_filters_and_jumps() 
         await pilot.press("enter")
         await settle(pilot)
         assert screen.dialog is original and screen.pane.cursor is not None and screen.pane.cursor.index == 0
+        await pilot.press("ctrl+p")  # the palette opens it too
+        await type_text(pilot, "timeline")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        again = await _open(pilot, TimelineScreen)
+        assert len(again.shown) == 2
 
 
 async def test_fork_from_the_answer_under_the_cursor_makes_a_branch_ending_there() -> None:
@@ -132,6 +147,15 @@ async def test_tail_fork_asks_how_many_turns_and_opens_the_new_dialog() -> None:
         fresh = screen.dialog
         assert fresh is not original and [m.content for m in fresh.messages] == ["q3", "a3"]
         assert fresh.message_at(0).meta["forked_from"]["dialog_id"] == original.id
+        # it points back: its first message says where it came from, and alt+up goes there
+        first = screen.pane.view_for(0)
+        assert first is not None
+        said = str(first.query_one(".meta .status").render())
+        assert f"tail fork of “{original.title}”, message 5 · alt+↑ goes there" in said, said
+        await pilot.press("alt+up")
+        await settle(pilot)
+        assert screen.dialog is original
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 4  # at the question taken first
 
 
 async def test_a_label_is_asked_kept_on_the_message_and_shown_and_found_in_the_timeline() -> None:
@@ -143,11 +167,7 @@ async def test_a_label_is_asked_kept_on_the_message_and_shown_and_found_in_the_t
         await pilot.press("ctrl+o", "up", "up", "up")
         await pilot.pause()
         assert screen.pane.cursor is not None and screen.pane.cursor.index == 0
-        await pilot.press("alt+m")
-        await _open(pilot, AskLineScreen)
-        await type_text(pilot, "money")
-        await pilot.press("enter")
-        await settle(pilot)
+        await _label(pilot, "money")
         assert screen.dialog.message_at(0).meta["label"] == "money"
         assert screen.dialog.message_at(0).role is Role.USER
         await pilot.pause()
@@ -162,3 +182,60 @@ async def test_a_label_is_asked_kept_on_the_message_and_shown_and_found_in_the_t
         await type_text(pilot, "#money")
         await pilot.pause()
         assert [e.first_words for e in timeline.shown] == ["budget please"]
+
+
+async def test_a_labelled_tool_call_is_in_the_timeline_under_its_question_and_enter_goes_to_it() -> None:
+    call = ToolCallPart("call_1", "weather", '{"city": "Kyoto"}')
+    center = make_center([[call, FinishPart("tool_calls")], answer("It is 12 degrees")])
+    center.add_function(Weather())
+    app = make_app(center=center)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "weather in Kyoto?")
+        await pilot.press("ctrl+o", "up", "up")  # from the last answer past the result onto the call
+        await pilot.pause()
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
+        await _label(pilot, "the call")
+        await pilot.press("down", "down")  # the cursor elsewhere, so the jump below has somewhere to go
+        await pilot.pause()
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 3
+        await pilot.press("alt+l")
+        timeline = await _open(pilot, TimelineScreen)
+        options = timeline.query_one(OptionList)
+        rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert len(rows) == 2 and "weather in Kyoto?" in rows[0]
+        assert "↳ tool call: weather" in rows[1] and rows[1].endswith("#the call")
+        assert "1 question and 1 labelled message" in str(timeline.query_one("#timeline-count").render())
+        await type_text(pilot, "#the call")
+        await pilot.pause()
+        assert [(e.kind, e.index) for e in timeline.shown] == [("tool call", 1)]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is screen and screen.pane.cursor is not None and screen.pane.cursor.index == 1
+
+
+async def test_ctrl_f_finds_a_label_and_opens_the_dialog_at_that_message() -> None:
+    """From another dialog too: a label is searched in every dialog, the shown family's first."""
+    app = make_app([answer("a1"), answer("a2"), answer("elsewhere")])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        await _ask(pilot, "budget please")
+        await _ask(pilot, "and hotels")
+        labelled = screen.dialog
+        await pilot.press("ctrl+o", "up", "up")  # onto the first answer
+        await pilot.pause()
+        assert screen.pane.cursor is not None and screen.pane.cursor.index == 1
+        await _label(pilot, "cheapest")
+        await pilot.press("ctrl+n")  # another dialog: the labelled one is not the shown family
+        await settle(pilot)
+        await _ask(pilot, "something else")
+        assert screen.dialog is not labelled
+        await pilot.press("ctrl+f")
+        await type_text(pilot, "#cheapest")  # a word in no message: only the label has it
+        await pilot.press("enter")
+        await pilot.pause()
+        tree = screen.sidebar.dialog_tree
+        assert len(tree.root.children) == 1 and "#cheapest" in tree.root.children[0].label.plain
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.dialog is labelled and screen.pane.cursor is not None and screen.pane.cursor.index == 1

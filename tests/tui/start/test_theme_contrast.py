@@ -91,7 +91,8 @@ def test_every_text_colour_the_app_uses_is_measured() -> None:
 
 def test_the_pairs_cover_text_selection_cursor_footer_and_outlines() -> None:
     labels = " | ".join(p.label for p in PAIRS)
-    for part in ("text-muted on panel", "list cursor", "selected text", "footer key", "focused border", "scrollbar"):
+    for part in ("text-muted on panel", "list cursor", "selected text", "footer key", "focused border", "scrollbar",
+                 "button label (warning)", "button label (error)"):  # fmt: skip
         assert part in labels
     assert {p.minimum for p in PAIRS} == {TEXT, LARGE}
     assert all(isinstance(p, Pair) for p in PAIRS)
@@ -129,3 +130,76 @@ async def test_the_running_app_paints_readable_text_in_each_theme(name: str) -> 
         assert len(seen) > 10
         low = [f"{ratio:.2f} {where}" for ratio, where in seen if ratio < TEXT]
         assert low == []
+
+
+def test_the_simulation_is_machado_s() -> None:
+    from visindigo.themes.vision import delta_e, simulate
+
+    # pure red and pure green, told apart at once with normal vision, come out as two yellows under deuteranopia
+    red, green = Color.parse("#FF0000"), Color.parse("#00FF00")
+    assert delta_e(red, green) > 150
+    assert delta_e(simulate(red, "deuteranopia"), simulate(green, "deuteranopia")) < 40
+    grey = Color.parse("#808080")  # a grey stays grey for every deficiency
+    assert all(delta_e(simulate(grey, name), grey) < 2 for name in ("protanopia", "deuteranopia", "tritanopia"))
+
+
+def test_the_colour_blind_theme_keeps_good_and_bad_apart_for_every_deficiency() -> None:
+    """Success and error (the failure bar, ✗, the diff's marks) stay plainly different colours with protanopia,
+    deuteranopia and tritanopia; the default dark theme's red and green do not (so the measure can fail)."""
+    from visindigo.themes.vision import good_and_bad_apart
+
+    apart = good_and_bad_apart(COLOUR_BLIND)
+    assert min(apart.values()) >= 40, apart
+    dark = good_and_bad_apart(BUILTIN_THEMES["visindigo-dark"])
+    assert dark["normal"] > 40 and dark["deuteranopia"] < 15, dark
+
+
+@pytest.mark.parametrize("name", list(BUILTIN_THEMES))
+async def test_dim_hints_are_drawn_as_the_measured_colour_not_the_terminals_faint(name: str) -> None:
+    """Dim hints are the colour the "dim text" pairs measure: Textual turns dim into a colour 66% of the way from
+    the background when it writes RGB; on an ANSI theme (the terminal's palette: no RGB to blend, and the
+    terminal's faint is often half strength, about 3:1) the app draws them at full strength."""
+    from textual.content import Content
+    from textual.geometry import Region
+    from textual.widgets import Static
+
+    from visindigo.themes.contrast import DIM
+
+    app = make_app([])
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.theme = name
+        hint = Static(Content.assemble("name ", ("a dim hint", "dim")))
+        await app.screen.mount(hint)
+        await pilot.pause()
+        [line] = hint.render_lines(Region(0, 0, hint.size.width, 1))  # as drawn: after the app's line filters
+        [segment] = [s for s in line if "dim hint" in s.text]
+        [plain] = [s for s in line if "name" in s.text]
+        assert segment.style is not None and plain.style is not None
+        assert not segment.style.dim  # no faint left for the terminal to draw
+        if BUILTIN_THEMES[name].ansi:
+            assert segment.style.color == plain.style.color
+            return
+        fg, bg = Color.from_rich_color(segment.style.color), Color.from_rich_color(segment.style.bgcolor)
+        expected = bg.blend(Color.from_rich_color(plain.style.color), DIM)  # what the static pair measures
+        assert max(abs(a - b) for a, b in zip(fg.rgb, expected.rgb, strict=True)) <= 1, (fg, expected)
+        assert contrast_ratio(fg, bg) >= TEXT
+
+
+def test_dim_stays_faint_without_colour_and_goes_on_the_terminals_palette() -> None:
+    from rich.color import Color as RichColor
+    from rich.segment import Segment
+    from rich.style import Style
+
+    from visindigo.tui.platform.themes import ReadableDim
+
+    segments = [
+        Segment("no colour", Style(dim=True)),  # NO_COLOR: the faint is all that tells a hint
+        Segment("palette", Style(dim=True, color=RichColor.parse("bright_red"))),  # an ANSI theme
+        Segment("default", Style(dim=True, color=RichColor.default())),
+        Segment("rgb", Style(dim=True, color=RichColor.parse("#FFFFFF"))),  # Textual's own filter blends these
+    ]
+    faint, palette, default, rgb = ReadableDim().apply(segments, Color.parse("#000000"))
+    assert faint.style is not None and faint.style.dim
+    assert palette.style is not None and not palette.style.dim and palette.style.color == RichColor.parse("bright_red")
+    assert default.style is not None and not default.style.dim
+    assert rgb.style is not None and rgb.style.dim

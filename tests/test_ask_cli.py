@@ -120,7 +120,9 @@ def test_a_piped_log_goes_in_as_an_attached_text_and_the_answer_comes_out_plain(
         dialog = center.get_dialog(summary.id)
         assert dialog is not None
         question, answer = dialog.messages
-        assert question.content == "why does this fail?"  # (the store keeps attachments once branch attach does)
+        assert question.content == "why does this fail?"
+        [piped] = question.attachments  # the log is kept with the question, as the app keeps an attached file
+        assert (piped.name, piped.data) == ("stdin", log)
         assert answer.role is Role.ASSISTANT and answer.content == "The build fails because of **boom**."
     finally:
         center.close()

@@ -75,6 +75,44 @@ async def test_at_lists_the_files_fuzzy_and_the_chosen_one_goes_with_the_message
         assert pending(app) == [] and not chips.display
 
 
+async def test_one_list_holds_the_dialogs_mcp_resources_and_the_files_and_both_go_with_the_message(
+    folder: Path,
+) -> None:
+    from tests.engine.mcp.helpers import until
+    from tests.tui.helpers import make_center
+    from tests.tui.mcp.test_mcp_features_app import features_server
+
+    center = make_center([answer("read both")])
+    center.add_mcp(features_server())
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(app)
+        screen.composer.input.focus()
+        await pilot.press("@")
+        picker = await _screen(pilot, ResourcePickerScreen)
+        await until(lambda: picker.resources and picker.files)
+        await pilot.pause()
+        # resources first, then the files, in the one list
+        assert picker.rows[:4] == [0, 1, 2, 3]
+        assert picker.rows[4:] == ["shot.png", "My Shots/screen 1.png", "docs/notes.md"]
+        await type_text(pilot, "hello")  # the filter runs over both: the resource matches
+        await wait_until(pilot, lambda: picker.rows[:1] == [0])
+        await pilot.press("enter")
+        await until(lambda: screen.pending_resources.get(screen.dialog.id))
+        await pilot.press("@")
+        picker = await _screen(pilot, ResourcePickerScreen)
+        await until(lambda: picker.files)
+        await type_text(pilot, "notes")
+        await wait_until(pilot, lambda: picker.rows[:1] == ["docs/notes.md"])
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: pending(app) == ["docs/notes.md"])
+        await screen.send("what do they say?")
+        await settle(pilot)
+        [user] = [m for m in screen.dialog.messages if m.role is Role.USER]
+        assert [r["uri"] for r in user.meta["resources"]] == ["note://hello"]
+        assert [a.name for a in user.attachments] == ["docs/notes.md"]
+
+
 async def test_a_pasted_path_with_escaped_spaces_and_a_quoted_one_become_chips_removable_by_keyboard(
     folder: Path,
 ) -> None:

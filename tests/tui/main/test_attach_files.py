@@ -145,6 +145,33 @@ async def test_a_pasted_path_with_escaped_spaces_and_a_quoted_one_become_chips_r
         assert (user.attachments[0].width, user.attachments[0].height) == (30, 30)
 
 
+async def test_a_file_dropped_while_the_dialog_list_or_the_messages_have_the_focus_is_attached_too(
+    folder: Path,
+) -> None:
+    """A terminal pastes a dropped file into whatever has the focus (and `serve`'s page pastes the file it
+    received the same way): the dialog list and the messages take no text, so the file is attached all the
+    same; the search box takes the paste as text."""
+    app = make_app([answer("ok")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        screen.sidebar.dialog_tree.focus()
+        await pilot.pause()
+        screen.sidebar.dialog_tree.post_message(events.Paste(f"'{folder}/shot.png'"))
+        await wait_until(pilot, lambda: pending(app) == ["shot.png"])
+        screen.pane.focus()
+        await pilot.pause()
+        assert screen.focused is not None and screen.focused is not screen.composer.input
+        screen.focused.post_message(events.Paste(f"{folder}/docs/notes.md"))
+        await wait_until(pilot, lambda: pending(app) == ["shot.png", "docs/notes.md"])
+        search = screen.sidebar.search_input
+        search.focus()
+        await pilot.pause()
+        search.post_message(events.Paste(f"{folder}/My\\ Shots/screen\\ 1.png"))
+        await wait_until(pilot, lambda: search.value.endswith("screen\\ 1.png"))
+        await pilot.pause()
+        assert pending(app) == ["shot.png", "docs/notes.md"]  # the search box kept it as text
+
+
 async def test_files_alone_can_be_sent_and_name_the_dialog(folder: Path) -> None:
     app = make_app([answer("a picture")])
     async with app.run_test(size=(80, 24)) as pilot:

@@ -40,8 +40,10 @@ log = logging.getLogger("visindigo.serve")
 MESSAGE = "visindigo-file"
 #: Raw bytes in one piece: 1 MB of base64, under aiohttp's 4 MB limit for one websocket message.
 PIECE_BYTES = 768 * 1024
-#: Files one tab may be sending at once (a hostile page could open many and fill the disk otherwise).
+#: Files one tab may be sending at once, and the bytes one tab may bring in all (a hostile page could otherwise
+#: fill the server's disk; the folder is emptied only when the tab closes).
 MAX_OPEN = 8
+MAX_TAB_BYTES = 1024**3
 
 #: Put in the page before textual.js: it keeps the websocket textual.js opens, and sends the files of a drop or
 #: of a paste (a screenshot copied in the browser's machine is a file in the paste) in pieces over it. Nothing
@@ -120,6 +122,7 @@ class DropFolder:
         self.root = Path(tempfile.mkdtemp(prefix="visindigo-dropped-"))
         self._open: dict[int, tuple[Path, int, int]] = {}  # id: (path, declared size, bytes written)
         self._count = 0
+        self._taken = 0  # bytes written by this tab
 
     def take(self, fields: dict[str, Any]) -> Path | None:
         """Write one piece; the file's path once its last piece is in, else None. A piece that does not fit
@@ -143,13 +146,14 @@ class DropFolder:
                     return path
             self._open[number] = (path, size, 0)
         path, declared, written = self._open[number]
-        if offset != written or written + len(data) > declared:
+        if offset != written or written + len(data) > declared or self._taken + len(data) > MAX_TAB_BYTES:
             del self._open[number]
             path.unlink(missing_ok=True)
             return None
         with path.open("ab") as out:
             out.write(data)
         written += len(data)
+        self._taken += len(data)
         if last:
             del self._open[number]
             return path if written == declared else None

@@ -22,6 +22,7 @@ import pytest
 
 from tests.engine.attachments.files import png
 from tests.tui.platform.test_serve import Tab, _free_port, _page, _serve, home  # noqa: F401 (a fixture)
+from visindigo.tui.platform import serve_files
 from visindigo.tui.platform.serve_files import MESSAGE, DropFolder, page_script, safe_name
 
 NODE = shutil.which("node")
@@ -127,7 +128,7 @@ def piece(number: int, name: str, size: int, offset: int, data: bytes, last: boo
             "last": last}  # fmt: skip
 
 
-def test_the_server_writes_each_file_whole_in_a_folder_of_its_own(tmp_path: Path) -> None:
+def test_the_server_writes_each_file_whole_in_a_folder_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
     folder = DropFolder(limit=100)
     try:
         assert folder.take(piece(1, "shot.png", 6, 0, b"abc", False)) is None
@@ -150,6 +151,13 @@ def test_the_server_writes_each_file_whole_in_a_folder_of_its_own(tmp_path: Path
         assert len(list(folder.root.rglob("f"))) == 8
     finally:
         folder.remove()
+    tab = DropFolder(limit=100)
+    try:  # a tab brings at most MAX_TAB_BYTES in all
+        monkeypatch.setattr(serve_files, "MAX_TAB_BYTES", 10)
+        assert tab.take(piece(1, "a", 6, 0, b"abcdef", True)) is not None
+        assert tab.take(piece(2, "b", 6, 0, b"abcdef", True)) is None
+    finally:
+        tab.remove()
     assert not folder.root.exists()
 
 

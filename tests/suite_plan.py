@@ -171,6 +171,8 @@ SLOW: tuple[str, ...] = (
     "tests/tui/platform/test_output_stage.py::test_replayed_frames_leave_the_intended_screen_after_every_frame_with_fewer_bytes",
     "tests/tui/platform/test_seam.py::test_the_deny_list_is_made_from_the_installed_textual_and_rich",
     "tests/tui/platform/test_serve.py::test_two_tabs_each_get_a_working_app_and_the_second_says_it_is_read_only",
+    "tests/tui/platform/test_serve_files.py::test_a_file_sent_from_the_page_is_attached_in_the_app_and_one_over_the_limit_is_refused",
+    "tests/tui/platform/test_serve_browser.py",
     "tests/tui/platform/test_terminal_gone.py::test_a_reply_streaming_when_the_app_is_ended_is_kept",
     "tests/tui/setup/test_package_tools.py",
     "tests/tui/setup/test_screens_first_run.py::test_add_by_hand_through_the_form",

@@ -120,7 +120,9 @@ def test_a_piped_log_goes_in_as_an_attached_text_and_the_answer_comes_out_plain(
         dialog = center.get_dialog(summary.id)
         assert dialog is not None
         question, answer = dialog.messages
-        assert question.content == "why does this fail?"  # (the store keeps attachments once branch attach does)
+        assert question.content == "why does this fail?"
+        [piped] = question.attachments  # the log is kept with the question, as the app keeps an attached file
+        assert (piped.name, piped.data) == ("stdin", log)
         assert answer.role is Role.ASSISTANT and answer.content == "The build fails because of **boom**."
     finally:
         center.close()
@@ -152,6 +154,18 @@ def test_files_are_attached_by_the_composers_rules(tmp_path: Path, llm_server: L
     binary = ask(home, "what is this?", stdin=b"\x00\x01\x02binary")
     assert binary.returncode == 1 and "binary file" in binary.stderr
     assert len(stored(home)) == 2  # the refused questions left nothing in the store
+
+
+def test_the_providers_text_limit_applies_as_in_the_app(tmp_path: Path, llm_server: LLMServer) -> None:
+    home = configure(tmp_path / "home", llm_server)
+    config = home / "config" / "config.toml"
+    text = config.read_text(encoding="utf-8").replace("max_retries = 0", "max_retries = 0, attachment_text_limit = 200")
+    config.write_text(text, encoding="utf-8")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("a line of notes\n" * 40, encoding="utf-8")  # 640 B: under the default, over this provider's
+    refused = ask(home, "-f", str(notes), "summarise")
+    assert refused.returncode == 1 and "(200 B)" in refused.stderr and "--first-part" in refused.stderr, refused.stderr
+    assert llm_server.requests == []
 
 
 def test_an_image_for_a_model_without_images_is_refused_before_anything_is_sent(

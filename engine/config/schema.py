@@ -108,6 +108,11 @@ PROVIDER_SETTINGS_SCHEMA: dict[str, Any] = {
             {"type": "integer", "minimum": 1}, "attached images are scaled to this many pixels on the long side", 1024
         ),
         "image_max_bytes": doc({"type": "integer", "minimum": 1}, "largest attached image sent, in bytes", 4000000),
+        "pdf_as_text": doc(
+            {"type": "boolean"},
+            "Anthropic wire: attached PDFs go as their text, not as document blocks (default on for llama.cpp)",
+            True,
+        ),
         "prompt_caching": doc(
             {"type": "boolean"}, "Anthropic: cache_control breakpoints on the stable prefix (default on)", True
         ),

@@ -48,7 +48,7 @@ from .base import (
     expect,
     output_limit,
 )
-from .capabilities import takes_named_tool_choice
+from .capabilities import takes_documents, takes_named_tool_choice
 from .history import sendable_history
 from .http import HTTPAdapter, error_text, is_permanent_error, transport_error
 from .sse import sse_batches
@@ -86,7 +86,11 @@ class AnthropicAdapter(HTTPAdapter):
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
         try:
-            body = build_body(request, named_tool_choice=takes_named_tool_choice(self.provider))
+            body = build_body(
+                request,
+                named_tool_choice=takes_named_tool_choice(self.provider),
+                documents=takes_documents(self.provider),
+            )
         except AttachmentError as error:  # an image no scaling brings under the limits: nothing was sent
             raise self.http.fail(error.message) from None
         response = await self.http.open_stream(f"{self.base_url}/messages", body, self._headers("text/event-stream"))
@@ -278,16 +282,21 @@ def _block(content_block: dict[str, Any], event: str) -> dict[str, Any]:
     }
 
 
-def build_body(request: ChatRequest, *, named_tool_choice: bool = True) -> dict[str, Any]:
+def build_body(request: ChatRequest, *, named_tool_choice: bool = True, documents: bool = True) -> dict[str, Any]:
     """The Messages request for one round; `named_tool_choice` False for a server that takes a named choice as
-    "any tool" (`capabilities.takes_named_tool_choice`)."""
+    "any tool" (`capabilities.takes_named_tool_choice`), `documents` False for one that drops `document` blocks
+    (`capabilities.takes_documents`): its PDFs go as their text."""
     settings = request.settings
     model = request.model
     system_parts = [request.system] if request.system else []
     system_parts += [m.content for m in request.messages if m.role is Role.SYSTEM and m.content]
     parameters = request.parameters
     max_tokens = output_limit(request) or DEFAULT_MAX_TOKENS
-    body: dict[str, Any] = {"model": model.id, "max_tokens": max_tokens, "messages": wire_messages(request)}
+    body: dict[str, Any] = {
+        "model": model.id,
+        "max_tokens": max_tokens,
+        "messages": wire_messages(request, documents=documents),
+    }
     if system_parts:
         body["system"] = "\n\n".join(system_parts)
     if request.tools:
@@ -371,16 +380,17 @@ _TOOL_CHOICES: dict[str, dict[str, str]] = {
 }
 
 
-def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
+def wire_messages(request: ChatRequest, *, documents: bool = True) -> list[dict[str, Any]]:
     """The dialog as Messages API turns: content blocks, tool results as user turns, one role per turn.
 
     Attached files go as `engine.attachments.wire` puts them: images as base64 `image` blocks scaled to Anthropic's
-    limits, PDFs as `document` blocks (as text with the provider setting `pdf_as_text`, for a proxy that takes no
-    documents), text files in the text.
+    limits, PDFs as `document` blocks (as text when `documents` is False: the provider setting `pdf_as_text`, or a
+    server known to drop documents), text files in the text.
     """
     sees_images = Capability.IMAGE in request.model.capabilities
     limits = image_limits_for("anthropic", request.settings)
-    documents = not request.settings.get("pdf_as_text")
+    told = request.settings.get("pdf_as_text")
+    documents = (not told) if isinstance(told, bool) else documents
     out: list[dict[str, Any]] = []
     for message in sendable_history(request.messages):
         if message.role is Role.SYSTEM:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # httpx is imported only when a server is asked (run_loop imp
 __all__ = [
     "ASSUMED",
     "LISTING",
+    "NO_DOCUMENTS",
     "NO_NAMED_TOOL_CHOICE",
     "SOURCES_KEY",
     "from_listing",
@@ -46,6 +47,7 @@ __all__ = [
     "server_kind",
     "server_root",
     "sources",
+    "takes_documents",
     "takes_named_tool_choice",
     "with_sources",
 ]
@@ -64,6 +66,11 @@ LLAMA_CPP_SLOT_WINDOW = "server: llama.cpp /props (n_ctx of one slot)"
 #: "auto"), and on the Messages wire takes `{"type": "tool"}` as "any tool". So a named choice goes to it as
 #: "required" / "any" with only the chosen tool offered.
 NO_NAMED_TOOL_CHOICE = frozenset({"llama.cpp"})
+
+#: Servers that speak the Messages wire but drop a PDF sent as a `document` block without a word: llama-server
+#: read the question with a two-page PDF as 19 prompt tokens, the same PDF as text as 62
+#: (tests/interop/test_llama_attachments.py). To them a PDF goes as its text, as `pdf_as_text = true` sends it.
+NO_DOCUMENTS = frozenset({"llama.cpp"})
 
 _NAMES = {
     Capability.TEXT: "text",
@@ -110,6 +117,15 @@ def server_kind(provider: Endpoint) -> str:
 def takes_named_tool_choice(provider: Endpoint) -> bool:
     """Whether the provider's server honours a named tool choice (see `NO_NAMED_TOOL_CHOICE`)."""
     return server_kind(provider) not in NO_NAMED_TOOL_CHOICE
+
+
+def takes_documents(provider: Endpoint) -> bool:
+    """Whether a PDF goes to the provider as a Messages `document` block: the `pdf_as_text` setting when it is
+    set, else every server but those known to drop documents (`NO_DOCUMENTS`)."""
+    told = provider.settings.get("pdf_as_text")
+    if isinstance(told, bool):
+        return not told
+    return server_kind(provider) not in NO_DOCUMENTS
 
 
 def forced_choice_note(provider: Endpoint | None) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 from .ask_errors import AskError, UsageError
 
 if TYPE_CHECKING:
-    from visindigo.engine import Center, Dialog, Message, ModelInfo, Prompt
+    from visindigo.engine import Center, Dialog, Message, Prompt, Provider
     from visindigo.engine.attachments import Attachment
 
 #: The name stdin's bytes are attached under.
@@ -171,8 +171,10 @@ def read_attachments(center: Center, dialog: Dialog, question: Question) -> list
 
     from visindigo.engine.attachments import text_limit, window_room
 
-    room = window_room(_model_of(center, dialog), dialog.messages)
-    limit = text_limit(center.settings, room)
+    provider = _provider_of(center, dialog)
+    model = provider.get_model(dialog.model_id or provider.default_model) if provider is not None else None
+    room = window_room(model, dialog.messages)
+    limit = text_limit(provider.settings if provider is not None else None, room)  # the provider's, as in the app
     attachments = []
     if question.stdin is not None:
         attachments.append(_piped(question.stdin, limit, question.first_part))
@@ -206,9 +208,6 @@ def _piped(data: bytes, limit: int, first_part: bool) -> Attachment:
     return dataclasses.replace(attachment, name=STDIN_NAME)
 
 
-def _model_of(center: Center, dialog: Dialog) -> ModelInfo | None:
-    """The model the dialog will ask, as far as the configured models tell (None: its window is unknown)."""
-    provider = center.get_provider(dialog.provider_id) if dialog.provider_id else center.default_provider
-    if provider is None:
-        return None
-    return provider.get_model(dialog.model_id or provider.default_model)
+def _provider_of(center: Center, dialog: Dialog) -> Provider | None:
+    """The provider the dialog will ask (its settings hold the text limit; its models, the window)."""
+    return center.get_provider(dialog.provider_id) if dialog.provider_id else center.default_provider

@@ -351,7 +351,7 @@ def serve_command(args: argparse.Namespace) -> list[str]:
 
 def run_serve(args: argparse.Namespace) -> int:
     try:
-        from textual_serve.server import Server
+        import textual_serve.server  # noqa: F401
     except ImportError:
         from visindigo.install_advice import extra_command
 
@@ -367,8 +367,10 @@ def run_serve(args: argparse.Namespace) -> int:
         return _fail(problem)
     import shlex
 
+    from visindigo.tui.platform.serve_files import make_server
+
     command = " ".join(shlex.quote(part) for part in serve_command(args))
-    server = Server(command, host=args.host, port=args.port, title="Visindigo", public_url=args.public_url)
+    server = make_server(command, host=args.host, port=args.port, title="Visindigo", public_url=args.public_url)
     try:
         server.serve()
     except OSError as error:  # the port was taken between the check and the start

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.attachments.files import png
+from tests.engine.attachments.files import make_pdf, png
 from tests.interop.llama_server import LlamaServer
 from tests.interop.test_llama_engine import WIRES, failures, llama_provider, observe_requests, run
 from visindigo.engine import Capability, Center, Message, ModelInfo, Role
@@ -73,4 +73,35 @@ async def test_an_image_to_a_server_without_vision_fails_in_one_line(
     assert "image" in line.lower() and "\n" not in line and "Traceback" not in line
     assert "data:image/png;base64," in str(sent[-1]) or "'type': 'image'" in str(sent[-1])
     assert dialog.message_at(0).attachments == [image]  # the question keeps its picture
+    await center.aclose()
+
+
+@WIRES
+async def test_a_pdf_reaches_the_server_as_its_text_on_both_wires(
+    llama_server: LlamaServer, wire: str, tmp_path: Path
+) -> None:
+    """llama-server takes a Messages `document` block without a word and drops it (19 prompt tokens for the
+    question with a PDF, 62 with the same PDF as text): to it a PDF goes as its text with page markers on both
+    wires, also for a model marked `image` (to which Anthropic itself gets the document)."""
+    (tmp_path / "report.pdf").write_bytes(make_pdf(["Revenue grew nine percent", "Costs fell by a third"]))
+    attachment = read_attachment("report.pdf", start_folder=tmp_path)
+    center = Center()
+    provider = llama_provider(llama_server, wire)
+    provider.models = [ModelInfo(llama_server.model_id, capabilities=Capability.TEXT | Capability.IMAGE)]
+    center.add_provider(provider)
+    sent = observe_requests(provider)
+
+    plain = center.create_dialog()
+    plain.parameters = dict(SHORT)
+    plain.append_message(Role.USER, "What does it say?")
+    assert failures(await run(plain)) == []
+    with_pdf = center.create_dialog()
+    with_pdf.parameters = dict(SHORT)
+    with_pdf.append_message(Message(Role.USER, "What does it say?", attachments=[attachment]))
+    assert failures(await run(with_pdf)) == []
+
+    body = str(sent[-1])
+    assert "--- page 2 of 2 ---" in body and "Costs fell by a third" in body and "'document'" not in body
+    # the pages' text was read by the server: the prompt grew by it (a dropped document adds ~5 tokens)
+    assert prompt_tokens(with_pdf.last_message) - prompt_tokens(plain.last_message) > 25
     await center.aclose()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.binding import BindingType
 from textual.worker import Worker
 
@@ -197,6 +197,21 @@ class MainScreen(Workspace):
 
     def on_composer_input_paths_pasted(self, event: ComposerInput.PathsPasted) -> None:
         self.files.attach(event.paths)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A file dropped on the terminal (or on `serve`'s page) while the dialog list or the messages have the
+        focus: it is attached all the same. A paste an input or an editor takes never gets here as paths."""
+        from textual.widgets import Input, TextArea
+
+        focused = self.focused
+        if isinstance(focused, Input) or (isinstance(focused, TextArea) and not focused.read_only):
+            return
+        from visindigo.engine.attachments import pasted_paths
+
+        paths = pasted_paths(event.text, self.files.start_folder)
+        if paths:
+            event.stop()
+            self.files.attach(paths)
 
     async def send(self, text: str | Message) -> None:
         """A question that will not fit the model's window waits for the user's choice (`main.context`)."""

@@ -227,20 +227,35 @@ async def test_a_pdf_goes_as_a_document_to_anthropic_and_as_text_to_openai(
     await center.aclose()
 
 
-async def test_a_pdf_goes_as_text_where_documents_are_off(llm_server: LLMServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("settings", "as_text"),
+    [
+        ({"pdf_as_text": True}, True),
+        ({"server": "llama.cpp"}, True),  # llama-server drops documents (tests/interop/test_llama_attachments.py)
+        ({"server": "llama.cpp", "pdf_as_text": False}, False),  # the setting, when set, decides
+        ({}, False),
+    ],
+    ids=["setting", "llama.cpp", "llama.cpp-told-otherwise", "default"],
+)
+async def test_a_pdf_goes_as_text_where_documents_are_off(
+    llm_server: LLMServer, tmp_path: Path, settings: dict[str, Any], as_text: bool
+) -> None:
     (tmp_path / "a.pdf").write_bytes(make_pdf(["only page"]))
     llm_server.queue(Wire("anthropic").answer(["ok"]))
     center = Center()
     center.add_provider(
         Provider("p", kind="anthropic", base_url=llm_server.openai_url, api_key=KEY,
-                 models=[ModelInfo("m", capabilities=ALL)], settings={"pdf_as_text": True})
+                 models=[ModelInfo("m", capabilities=ALL)], settings=settings)
     )  # fmt: skip
     dialog = center.create_dialog()
     dialog.append_message(Message(Role.USER, "?", attachments=[read_attachment("a.pdf", start_folder=tmp_path)]))
     await run(dialog)
     content = user_content(llm_server, Wire("anthropic"))
-    assert [b["type"] for b in content] == ["text"]
-    assert "--- page 1 of 1 ---\nonly page" in content[0]["text"]
+    if as_text:
+        assert [b["type"] for b in content] == ["text"]
+        assert "--- page 1 of 1 ---\nonly page" in content[0]["text"]
+    else:
+        assert [b["type"] for b in content] == ["text", "document", "text"]
     await center.aclose()
 
 

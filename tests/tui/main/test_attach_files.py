@@ -75,6 +75,44 @@ async def test_at_lists_the_files_fuzzy_and_the_chosen_one_goes_with_the_message
         assert pending(app) == [] and not chips.display
 
 
+async def test_one_list_holds_the_dialogs_mcp_resources_and_the_files_and_both_go_with_the_message(
+    folder: Path,
+) -> None:
+    from tests.engine.mcp.helpers import until
+    from tests.tui.helpers import make_center
+    from tests.tui.mcp.test_mcp_features_app import features_server
+
+    center = make_center([answer("read both")])
+    center.add_mcp(features_server())
+    app = make_app(center=center)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = main_screen(app)
+        screen.composer.input.focus()
+        await pilot.press("@")
+        picker = await _screen(pilot, ResourcePickerScreen)
+        await until(lambda: picker.resources and picker.files)
+        await pilot.pause()
+        # resources first, then the files, in the one list
+        assert picker.rows[:4] == [0, 1, 2, 3]
+        assert picker.rows[4:] == ["shot.png", "My Shots/screen 1.png", "docs/notes.md"]
+        await type_text(pilot, "hello")  # the filter runs over both: the resource matches
+        await wait_until(pilot, lambda: picker.rows[:1] == [0])
+        await pilot.press("enter")
+        await until(lambda: screen.pending_resources.get(screen.dialog.id))
+        await pilot.press("@")
+        picker = await _screen(pilot, ResourcePickerScreen)
+        await until(lambda: picker.files)
+        await type_text(pilot, "notes")
+        await wait_until(pilot, lambda: picker.rows[:1] == ["docs/notes.md"])
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: pending(app) == ["docs/notes.md"])
+        await screen.send("what do they say?")
+        await settle(pilot)
+        [user] = [m for m in screen.dialog.messages if m.role is Role.USER]
+        assert [r["uri"] for r in user.meta["resources"]] == ["note://hello"]
+        assert [a.name for a in user.attachments] == ["docs/notes.md"]
+
+
 async def test_a_pasted_path_with_escaped_spaces_and_a_quoted_one_become_chips_removable_by_keyboard(
     folder: Path,
 ) -> None:
@@ -105,6 +143,33 @@ async def test_a_pasted_path_with_escaped_spaces_and_a_quoted_one_become_chips_r
         user = next(m for m in screen.dialog.messages if m.role is Role.USER)
         assert [a.name for a in user.attachments] == ["My Shots/screen 1.png"]
         assert (user.attachments[0].width, user.attachments[0].height) == (30, 30)
+
+
+async def test_a_file_dropped_while_the_dialog_list_or_the_messages_have_the_focus_is_attached_too(
+    folder: Path,
+) -> None:
+    """A terminal pastes a dropped file into whatever has the focus (and `serve`'s page pastes the file it
+    received the same way): the dialog list and the messages take no text, so the file is attached all the
+    same; the search box takes the paste as text."""
+    app = make_app([answer("ok")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main_screen(app)
+        screen.sidebar.dialog_tree.focus()
+        await pilot.pause()
+        screen.sidebar.dialog_tree.post_message(events.Paste(f"'{folder}/shot.png'"))
+        await wait_until(pilot, lambda: pending(app) == ["shot.png"])
+        screen.pane.focus()
+        await pilot.pause()
+        assert screen.focused is not None and screen.focused is not screen.composer.input
+        screen.focused.post_message(events.Paste(f"{folder}/docs/notes.md"))
+        await wait_until(pilot, lambda: pending(app) == ["shot.png", "docs/notes.md"])
+        search = screen.sidebar.search_input
+        search.focus()
+        await pilot.pause()
+        search.post_message(events.Paste(f"{folder}/My\\ Shots/screen\\ 1.png"))
+        await wait_until(pilot, lambda: search.value.endswith("screen\\ 1.png"))
+        await pilot.pause()
+        assert pending(app) == ["shot.png", "docs/notes.md"]  # the search box kept it as text
 
 
 async def test_files_alone_can_be_sent_and_name_the_dialog(folder: Path) -> None:

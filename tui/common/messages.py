@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from visindigo.tui.workbench import Workbench
-from visindigo.tui.workbench.events import WorkbenchEvent
+from visindigo.tui.workbench.events import TextArrived, WorkbenchEvent
 
 
 class WorkbenchNews(Message, bubble=False):
@@ -27,11 +27,27 @@ class WorkbenchNews(Message, bubble=False):
 def listen(target: MessagePump, workbench: Workbench, *only: type[WorkbenchEvent]) -> Callable[[], None]:
     """Post the workbench's events (`only` these kinds, when given) to `target` from now on; returns the function
     that stops it. Naming the kinds keeps a stream's frequent news (`TextArrived`) away from widgets that ignore
-    it."""
+    it.
+
+    `TextArrived` comes with every delta of a stream; the target gets one at a time per dialog: while one
+    waits in its queue, the next ones are dropped (the one waiting tells of their text too, which the run
+    holds). The target's side alone keeps that account — nothing the producer reads."""
+    waiting: set[str] = set()  # dialogs whose TextArrived is in the target's queue, not handled yet
+
+    def handled(dialog_id: str) -> None:
+        waiting.discard(dialog_id)
 
     def post(event: WorkbenchEvent) -> None:
-        if not only or isinstance(event, only):
-            target.post_message(WorkbenchNews(event))
+        if only and not isinstance(event, only):
+            return
+        if isinstance(event, TextArrived):
+            if event.dialog_id in waiting:
+                return
+            if target.post_message(WorkbenchNews(event)):
+                waiting.add(event.dialog_id)
+                target.call_later(handled, event.dialog_id)  # runs right after the news, in the same queue
+            return
+        target.post_message(WorkbenchNews(event))
 
     return workbench.subscribe(post)
 

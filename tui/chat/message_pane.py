@@ -147,7 +147,7 @@ class MessagePane(MessageList, can_focus=True):
 
     async def on_mount(self) -> None:
         self.frames.start()
-        self._unsubscribe = listen(self, self.workbench, news.RunEvent)
+        self._unsubscribe = listen(self, self.workbench, news.RunEvent, drawing=lambda: self.frames.running)
         if self._initial is not None:
             await self.show(self._initial)
 

@@ -17,9 +17,13 @@ class Listener(Widget):
         super().__init__()
         self.workbench = workbench
         self.heard: list[object] = []
+        #: As a pane whose frames run: they draw what arrives, so text is no news to it.
+        self.drawing = False
 
     def on_mount(self) -> None:
-        self.stop_listening = listen(self, self.workbench, news.TextArrived, news.RunEnded)
+        self.stop_listening = listen(
+            self, self.workbench, news.TextArrived, news.RunEnded, drawing=lambda: self.drawing
+        )
 
     def on_workbench_news(self, message: WorkbenchNews) -> None:
         self.heard.append(message.event)
@@ -54,3 +58,20 @@ async def test_a_burst_of_text_wakes_each_listener_once_and_the_next_burst_again
         app.workbench.emit(news.TextArrived("d1"))
         await pilot.pause()
         assert len(first.heard) == 4 and len(second.heard) == 5
+
+
+async def test_a_listener_drawing_its_frames_gets_no_text_news_and_gets_it_again_once_it_stops() -> None:
+    app = Host()
+    async with app.run_test() as pilot:
+        pane, other = app.listeners
+        pane.drawing = True
+        for _ in range(50):
+            app.workbench.emit(news.TextArrived("d1"))
+        app.workbench.emit(news.RunEnded("d1", "finished"))
+        await pilot.pause()
+        assert pane.heard == [news.RunEnded("d1", "finished")]
+        assert other.heard == [news.TextArrived("d1"), news.RunEnded("d1", "finished")]
+        pane.drawing = False  # its frames paused: nothing new had arrived
+        app.workbench.emit(news.TextArrived("d1"))
+        await pilot.pause()
+        assert pane.heard[-1] == news.TextArrived("d1")

@@ -115,19 +115,25 @@ class StartUp:
         if last is not None and last.id != screen.dialog.id:
             await screen.open_dialog(last)
 
-    async def start_demo(self, screen: StartScreen) -> None:
-        """Seed the demo's dialogs, open the seeded branch and ask its live question (`--demo`)."""
-        from visindigo.tui.start.demo import LIVE_QUESTION, install_demo
+    def start_demo(self, screen: StartScreen) -> None:
+        """Add the demo provider and name its model in the status line, then seed (`--demo`) once that is drawn."""
+        from visindigo.tui.start.demo import add_demo_provider
 
-        seeded = await install_demo(self.center, delay=self.options.demo_delay)
-        if seeded is not None and not screen.dialog.message_count:
+        if add_demo_provider(self.center, delay=self.options.demo_delay):
+            screen.status_line.refresh_now()
+            self.app.call_after_refresh(self.seed_demo, screen)
+
+    async def seed_demo(self, screen: StartScreen) -> None:
+        """Seed the demo's dialogs, open the seeded branch and ask its live question."""
+        from visindigo.tui.start.demo import LIVE_QUESTION, seed_demo
+
+        seeded = await seed_demo(self.center)
+        if not screen.dialog.message_count:
             screen.refresh_tree(seeded.id)
             await screen.open_dialog(seeded)
-        elif seeded is not None:
+        else:
             screen.refresh_tree()  # the user started a dialog of their own already: the demo's waits in the tree
-        if not self.center.providers:
-            self.app.call_after_refresh(self.offer_setup)
-        elif self.options.demo_live_question and seeded is not None and screen.dialog is seeded:
+        if self.options.demo_live_question and screen.dialog is seeded:
             self.app.call_after_refresh(screen.send, LIVE_QUESTION)
 
     async def first_run_done(self, screen: StartScreen | None, choice: object) -> None:

@@ -54,6 +54,8 @@ class StartUp:
         self.resume_last = False
         #: The command line pauses the garbage collector for start-up; it resumes after the first frame.
         self.gc_paused = not gc.isenabled()
+        #: `--demo` added its provider with the first dialog (seeded once the screen is up).
+        self.demo_added = False
 
     def first_dialog(self) -> Dialog:
         """The first dialog, with --provider / --model applied to it; problems become notices.
@@ -63,6 +65,10 @@ class StartUp:
         """
         provider_id, model_id = self.options.provider, self.options.model
         self.resume_last = not provider_id and not model_id
+        if self.options.demo:  # the demo model is named in the first frame; its dialogs are seeded after it
+            from visindigo.tui.start.demo import add_demo_provider
+
+            self.demo_added = add_demo_provider(self.center, delay=self.options.demo_delay)
         dialog = Dialog(self.center)
         if provider_id:
             if self.center.get_provider(provider_id) is None:
@@ -116,11 +122,8 @@ class StartUp:
             await screen.open_dialog(last)
 
     def start_demo(self, screen: StartScreen) -> None:
-        """Add the demo provider and name its model in the status line, then seed (`--demo`) once that is drawn."""
-        from visindigo.tui.start.demo import add_demo_provider
-
-        if add_demo_provider(self.center, delay=self.options.demo_delay):
-            screen.status_line.refresh_now()
+        """Seed the demo (`--demo`) once its provider, added with the first dialog, is named on screen."""
+        if self.demo_added:
             self.app.call_after_refresh(self.seed_demo, screen)
 
     async def seed_demo(self, screen: StartScreen) -> None:

@@ -80,8 +80,8 @@ async def test_the_demo_shows_reasoning_a_tool_call_and_a_branch_then_streams_li
 async def test_the_demo_names_its_model_in_the_status_line_before_its_dialogs_are_seeded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """`--demo` is ready when its model is named (issue 23's start-up row): that does not wait for the two seeded
-    replies to be run and rendered, which come a frame later."""
+    """`--demo` is ready when its model is named (issue 23's start-up row): its provider comes with the first
+    dialog, so the first frame names it; the two seeded replies are run and rendered after it."""
     from visindigo.tui.start.sequence import StartUp
 
     seeding: list[int] = []

@@ -17,6 +17,7 @@ from .message import Image, Message, Role
 from .prompt import Prompt
 from .provider import ModelInfo, NoModelAvailable, Provider
 from .skill import Skill
+from .stream_text import StreamText
 
 if TYPE_CHECKING:
     from .events import (
@@ -119,6 +120,7 @@ __all__ = [
     "StreamDelta",
     "StreamEnded",
     "StreamReasoning",
+    "StreamText",
     "ToolCallFinished",
     "ToolCallProgress",
     "ToolCallStarted",

@@ -21,6 +21,7 @@ from .parameters import ParameterError, clean_parameters
 from .prompt import Prompt
 from .sanitize import clean_line
 from .skill import Skill
+from .stream_text import StreamText
 
 if TYPE_CHECKING:
     from .approval import ApprovalCallback
@@ -71,8 +72,8 @@ class Dialog:
         self._prompts: dict[str, Prompt] = {}
         self._listeners: list[Listener] = []
         self._streaming = False
-        self._streaming_content: list[str] = []
-        self._reasoning_content: list[str] = []
+        #: The round's text (`StreamText`), handed out with `StreamBegan`; a new one each round.
+        self._stream: StreamText = StreamText()
         #: Function ids the user allowed for the rest of this dialog ("allow for this dialog").
         self.approved_function_ids: set[str] = set()
         self._running = False
@@ -365,22 +366,21 @@ class Dialog:
     @property
     def streaming_content(self) -> str:
         """The answer received so far in the current round, not yet a message."""
-        return "".join(self._streaming_content)
+        return self._stream.answer_so_far
 
     @property
     def reasoning_content(self) -> str:
         """The reasoning of the current round so far; cleared by `begin_assistant_message`."""
-        return "".join(self._reasoning_content)
+        return self._stream.reasoning_so_far
 
     def begin_assistant_message(self, *, request_tokens: int = 0, request_approximate: bool = True) -> None:
-        """Start receiving an assistant message: clear the buffers and emit `StreamBegan` (with the request's size
-        when the caller counted it)."""
+        """Start receiving an assistant message: a new `StreamText` for the round, handed out with `StreamBegan`
+        (with the request's size when the caller counted it)."""
         from .events import StreamBegan
 
         self._streaming = True
-        self._streaming_content = []
-        self._reasoning_content = []
-        self.emit(StreamBegan(request_tokens, request_approximate))
+        self._stream = StreamText()
+        self.emit(StreamBegan(request_tokens, request_approximate, self._stream))
 
     def append_delta(self, text: str) -> None:
         """Add a fragment of the answer and emit `StreamDelta`."""
@@ -388,7 +388,7 @@ class Dialog:
 
         if not text:
             return
-        self._streaming_content.append(text)
+        self._stream.answer.append(text)
         self.emit(StreamDelta(text))
 
     def append_reasoning(self, text: str) -> None:
@@ -397,7 +397,7 @@ class Dialog:
 
         if not text:
             return
-        self._reasoning_content.append(text)
+        self._stream.reasoning.append(text)
         self.emit(StreamReasoning(text))
 
     def move_answer_to_reasoning(self) -> None:
@@ -408,19 +408,18 @@ class Dialog:
         """
         from .events import AnswerMovedToReasoning
 
-        moved = "".join(self._streaming_content)
-        self._streaming_content = []
+        moved = self._stream.answer_so_far
+        self._stream.answer.clear()  # in place: readers of the round's text see the answer start again
         if moved:
-            self._reasoning_content.insert(0, moved)
+            self._stream.reasoning.insert(0, moved)
         self.emit(AnswerMovedToReasoning(moved))
 
     def abandon_stream(self) -> tuple[str, str]:
         """End the stream without a message or a `StreamEnded` (a failure or a cancel decides what to keep);
         returns what had arrived: (answer, reasoning)."""
-        content, reasoning = "".join(self._streaming_content), "".join(self._reasoning_content)
+        content, reasoning = self._stream.answer_so_far, self._stream.reasoning_so_far
         self._streaming = False
-        self._streaming_content = []
-        self._reasoning_content = []
+        self._stream = StreamText()  # the round's own keeps what arrived, for whoever holds it
         return content, reasoning
 
     def end_assistant_message(self, *, tool_calls: str = "", meta: dict[str, Any] | None = None) -> int:
@@ -433,8 +432,8 @@ class Dialog:
         """
         from .events import MessageAppended, StreamEnded
 
-        content = "".join(self._streaming_content)
-        reasoning = "".join(self._reasoning_content)
+        content = self._stream.answer_so_far
+        reasoning = self._stream.reasoning_so_far
         index = -1
         if content or tool_calls:
             message = Message(
@@ -444,8 +443,7 @@ class Dialog:
             index = len(self._messages) - 1
             self.emit(MessageAppended(index))
         self._streaming = False
-        self._streaming_content = []
-        self._reasoning_content = []
+        self._stream = StreamText()
         self.emit(StreamEnded(content))
         return index
 

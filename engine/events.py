@@ -1,13 +1,17 @@
 """Events a dialog emits: one class for each signal of the spec, plus what a UI needs on top.
 
 Events are frozen values. `MessageAppended` carries only the index, as the spec says: the receiver reads
-the message from the dialog, so what it shows is always what the dialog holds.
+the message from the dialog, so what it shows is always what the dialog holds. Likewise the text of a round
+is held once, by the run (`StreamText`, handed out with `StreamBegan`): a UI reads it as it grows instead of
+keeping a copy built from the deltas.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from .stream_text import StreamText as StreamText  # the type of `StreamBegan.text`, for its readers
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +54,13 @@ class StreamBegan(Event):
 
     `request_tokens` is the size of the request this round sent, counted before it went
     (`engine.context.counting`; `request_approximate` when some part was estimated): what "tokens in" shows
-    while the answer streams from a server that reports usage only at its end. Neither takes part in equality,
-    so `StreamBegan()` still names the spec's signal."""
+    while the answer streams from a server that reports usage only at its end. `text` is the round's text as it
+    grows (`StreamText`, the run's own buffer). None of them takes part in equality, so `StreamBegan()` still
+    names the spec's signal; `text` is no value of the event (not in its repr, nor in a JSON record of it)."""
 
     request_tokens: int = field(default=0, compare=False)
     request_approximate: bool = field(default=True, compare=False)
+    text: StreamText = field(default_factory=StreamText, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

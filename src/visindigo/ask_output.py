@@ -318,7 +318,8 @@ class JsonOutput:
         name = type(event).__name__
         if name in _BOOKKEEPING:
             return
-        self._write({"type": snake_case(name), **dataclasses.asdict(event)})
+        values = {f.name: getattr(event, f.name) for f in dataclasses.fields(event) if f.repr}  # not StreamBegan.text
+        self._write({"type": snake_case(name), **values})
         if self.show_reasoning and name == "StreamReasoning":
             from visindigo.engine.sanitize import StreamCleaner
 

@@ -13,7 +13,7 @@ from visindigo.engine.approval import Approval, ToolCallRequest
 from visindigo.engine.providers import FinishPart, ReasoningPart, TextPart, scripted_provider
 from visindigo.engine.providers.scripted import Script, TurnItem
 from visindigo.tui.workbench import Workbench
-from visindigo.tui.workbench.events import WorkbenchEvent
+from visindigo.tui.workbench.events import EngineEvent, WorkbenchEvent
 
 
 def answer(text: str, reasoning: str = "") -> list[TurnItem]:
@@ -57,8 +57,9 @@ class Bench:
         self.workbench.subscribe(self.events.append)
 
     def kinds(self, dialog_id: str | None = None) -> list[str]:
+        """The events' names, an engine event forwarded by the workbench named as the engine names it."""
         return [
-            type(e).__name__
+            type(e.event if isinstance(e, EngineEvent) else e).__name__
             for e in self.events
             if dialog_id is None or getattr(e, "dialog_id", None) == dialog_id
         ]

@@ -3,7 +3,7 @@ tree, putting a replaced message back, one answer's figures and the dialog's tot
 
 from __future__ import annotations
 
-from visindigo.engine import Dialog, Message, ModelInfo, Role
+from visindigo.engine import Dialog, Message, MessageUpdated, ModelInfo, Role
 from visindigo.engine.context.compaction import ledger_of
 from visindigo.engine.providers import FinishPart, TextPart, UsagePart
 from visindigo.tui.workbench import Refused
@@ -76,7 +76,7 @@ def test_pinning_marks_the_message_and_tells_the_panes() -> None:
     dialog = long_dialog(bench)
     assert bench.workbench.context.toggle_pin(dialog, 2) is True
     assert dialog.message_at(2).meta["pinned"] is True
-    assert news.MessageChanged(dialog.id, 2) in bench.events
+    assert news.EngineEvent(dialog.id, MessageUpdated(2)) in bench.events
     assert bench.workbench.context.toggle_pin(dialog, 2) is False
     assert "pinned" not in dialog.message_at(2).meta
 

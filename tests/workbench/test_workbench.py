@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from visindigo.engine import Dialog, Message, Role
+from visindigo.engine import Dialog, DialogChanged, Message, Role, ToolCallFinished, ToolCallStarted
 from visindigo.engine.providers import FinishPart, Pause, ProviderError, TextPart
 from visindigo.tui.workbench import Refused
 from visindigo.tui.workbench import events as news
@@ -42,14 +42,14 @@ async def test_sending_registers_titles_and_runs_the_dialog_reporting_each_step(
     assert [(m.role, m.content) for m in dialog.messages] == [(Role.USER, "hi there"), (Role.ASSISTANT, "Hello back")]
     assert dialog.id in bench.workbench.tree_index.summaries
     kinds = bench.kinds(dialog.id)
-    assert kinds[:3] == ["MessageAdded", "Sent", "RunStarted"]
-    assert kinds.index("StreamOpened") < kinds.index("TextArrived") < kinds.index("StreamClosed")
+    assert kinds[:3] == ["MessageAppended", "Sent", "RunStarted"]
+    assert kinds.index("StreamBegan") < kinds.index("TextArrived") < kinds.index("StreamEnded")
     assert kinds[-1] == "RunEnded"
     ended = bench.events[-1]
     assert isinstance(ended, news.RunEnded) and ended.outcome == "finished"
     run = bench.workbench.runs.get(dialog.id)
-    assert run is not None and not run.running and "".join(run.text_parts) == "Hello back"
-    assert run.reasoning_parts == ["they greet me"]
+    assert run is not None and not run.running and "".join(run.text.answer) == "Hello back"
+    assert run.text.reasoning == ["they greet me"]
     assert "TreeChanged" in bench.kinds()
 
 
@@ -71,7 +71,7 @@ async def test_cancelling_keeps_the_partial_answer_and_says_cancelling_until_the
     for _ in range(100):
         await asyncio.sleep(0.01)
         run = bench.workbench.runs.get(dialog.id)
-        if run is not None and run.text_parts:
+        if run is not None and run.text.answer:
             break
     assert bench.workbench.cancel_run(dialog.id)
     assert bench.workbench.status().state == "cancelling…"
@@ -237,7 +237,8 @@ async def test_a_new_dialog_keeps_the_model_and_an_empty_one_is_not_replaced() -
     wb = bench.workbench
     assert wb.new_dialog() is None  # the shown one is new and empty already
     wb.set_model(wb.shown, "scripted", "scripted-model")
-    assert isinstance(bench.events[-1], news.DialogChanged)
+    changed = bench.events[-1]
+    assert isinstance(changed, news.EngineEvent) and isinstance(changed.event, DialogChanged)
     await _ask(bench, "q")
     fresh = wb.new_dialog()
     assert fresh is not None and fresh.message_count == 0
@@ -301,8 +302,9 @@ async def test_tool_calls_ask_the_host_and_report_start_and_end() -> None:
     bench.host.approvals = [Approval.ALLOW_ONCE]
     dialog = await _ask(bench, "wipe it")
     assert [r.function_id for r in bench.host.asked] == ["wipe"]
-    started = [e for e in bench.events if isinstance(e, news.ToolStarted)]
-    finished = [e for e in bench.events if isinstance(e, news.ToolFinished)]
+    engine = [e.event for e in bench.events if isinstance(e, news.EngineEvent)]
+    started = [e for e in engine if isinstance(e, ToolCallStarted)]
+    finished = [e for e in engine if isinstance(e, ToolCallFinished)]
     assert [e.call_id for e in started] == ["c1"] and [e.is_error for e in finished] == [False]
     assert [m.role for m in dialog.messages] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]
 

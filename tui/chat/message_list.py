@@ -275,7 +275,7 @@ class MessageList(WindowedViews):
         view = self._stream_view
         if view is None or run.round != self._stream_round or not (run.streaming or closing):
             return False
-        parts = run.text_parts
+        parts = run.text.answer
         if len(parts) <= self._parts_shown:
             return False
         fresh = "".join(parts[self._parts_shown :])

@@ -23,10 +23,12 @@ from visindigo.tui.common.messages import WorkbenchNews, listen
 from visindigo.tui.common.sanitize import clean
 from visindigo.tui.workbench import RunState, Workbench
 from visindigo.tui.workbench import events as news
+from visindigo.tui.workbench.progress_text import is_waiting, note_line, tool_progress_line
 
 __all__ = ["BATCH", "EarlierMarker", "MessagePane", "Notice"]
 
 if TYPE_CHECKING:
+    from visindigo.engine.events import Event
     from visindigo.tui.chat.message_view import MessageView
 
 
@@ -145,7 +147,7 @@ class MessagePane(MessageList, can_focus=True):
 
     async def on_mount(self) -> None:
         self.frames.start()
-        self._unsubscribe = listen(self, self.workbench, news.RunEvent)
+        self._unsubscribe = listen(self, self.workbench, news.RunEvent, drawing=lambda: self.frames.running)
         if self._initial is not None:
             await self.show(self._initial)
 
@@ -163,29 +165,42 @@ class MessagePane(MessageList, can_focus=True):
             await self.show_dialog(dialog, alternatives=alternatives, run=run, focus_index=focus_index)
             if run is None:
                 return
-            run.notified = False
             if run.streaming:
                 self.frames.resume()
             elif run.outcome == "failed" and run.error:
                 await self.show_notice(f"The last run failed: {run.error}")
 
     async def on_workbench_news(self, message: WorkbenchNews) -> None:
-        event = message.event
-        if self.dialog is not None and _may_add_an_alternative(event, self.dialog.id):
+        event, dialog = message.event, self.dialog
+        if dialog is None:
+            return
+        if isinstance(event, news.TreeChanged) or (isinstance(event, news.RunEnded) and event.dialog_id != dialog.id):
             # another branch got its answer (a compare column retried) or the tree changed: ◀ n/m ▶ follows
-            self.set_alternatives(self.workbench.positions(self.dialog))
-        if not isinstance(event, news.RunEvent) or self.dialog is None or event.dialog_id != self.dialog.id:
+            self.set_alternatives(self.workbench.positions(dialog))
+        if not isinstance(event, news.RunEvent) or event.dialog_id != dialog.id:
             return
         async with self._changing:
             if self.dialog is not None and event.dialog_id == self.dialog.id:
                 await self._apply(event)
 
     async def _apply(self, event: news.RunEvent) -> None:
-        assert self.dialog is not None
         match event:
             case news.TextArrived():
                 self.frames.resume()
-            case news.StreamOpened(round=round_number):
+            case news.EngineEvent(event=engine_event, round=round_number):
+                await self._apply_engine(engine_event, round_number)
+            case news.Sent():
+                await self.clear_notice()
+                self.follow()
+            case news.RunEnded(outcome=outcome, error=error):
+                await self._run_ended(outcome, error)
+
+    async def _apply_engine(self, event: Event, round_number: int) -> None:
+        from visindigo.engine import events as e  # loaded after the first frame (the warm-up)
+
+        assert self.dialog is not None
+        match event:
+            case e.StreamBegan():
                 run = self._run()
                 if run is not None and run.notes:
                     await self.show_notice("\n".join(run.notes), info=True)
@@ -194,35 +209,30 @@ class MessagePane(MessageList, can_focus=True):
                 await self.open_stream(round_number)
                 self.post_message(self.StreamStarted(self, self.dialog, round_number))
                 self.frames.resume()
-            case news.StreamRestarted(round=round_number):
+            case e.AnswerMovedToReasoning():
                 await self.restart_stream(round_number)
                 self.post_message(self.StreamStarted(self, self.dialog, round_number))
                 self.frames.resume()
-            case news.RunNoted(text=text, waiting=waiting):
+            case e.WaitingForProvider() | e.Notice() | e.EmptyAnswer():
                 run = self._run()
-                notes = [] if waiting or run is None else run.notes
-                await self.show_notice("\n".join(notes) or text, info=True)
-            case news.StreamClosed(round=round_number):
+                notes = [] if is_waiting(event) or run is None else run.notes
+                await self.show_notice("\n".join(notes) or note_line(event), info=True)
+            case e.StreamEnded():
                 if (run := self._run()) is not None:
                     await self.flush(run, closing=True)  # the last frame: the text as streamed, at once
                 await self.stream_closed(round_number)
-            case news.MessageAdded(index=index):
+            case e.MessageAppended(index=index):
                 await self.message_added(index)
                 if self.dialog.message_at(index).role is Role.ASSISTANT:
                     self.post_message(self.AnswerArrived(self, self.dialog, index))
-            case news.MessageChanged(index=index):
+            case e.MessageUpdated(index=index):
                 await self.message_changed(index)
-            case news.ToolStarted(call_id=call_id, function_id=function_id, arguments=arguments):
+            case e.ToolCallStarted(call_id=call_id, function_id=function_id, arguments=arguments):
                 await self.tool_started(call_id, function_id, arguments)
-            case news.ToolProgressed(call_id=call_id, text=text):
-                await self.tool_progressed(call_id, text)
-            case news.ToolFinished():
+            case e.ToolCallProgress(call_id=call_id):
+                await self.tool_progressed(call_id, tool_progress_line(event))
+            case e.ToolCallFinished():
                 await self.tool_finished(event.call_id, event.result, event.is_error, event.duration)
-            case news.Sent():
-                await self.clear_notice()
-                self.follow()
-            case news.RunEnded(outcome=outcome, error=error):
-                await self._run_ended(outcome, error)
 
     async def _run_ended(self, outcome: str, error: str) -> None:
         assert self.dialog is not None
@@ -246,9 +256,8 @@ class MessagePane(MessageList, can_focus=True):
             self.frames.pause()
             return
         async with self._changing:
-            run.notified = False
             changed = await self.flush(run)
-        reasoning = (run.round, len(run.reasoning_parts))
+        reasoning = (run.round, len(run.text.reasoning))
         if reasoning != self._reasoning_seen:
             self._reasoning_seen = reasoning
             changed = True
@@ -389,10 +398,3 @@ class MessagePane(MessageList, can_focus=True):
         if event.view.index is not None:
             self.select_view(event.view, scroll=False)
             await self.step_alternative(event.view.index, event.step)
-
-
-def _may_add_an_alternative(event: object, own_id: str) -> bool:
-    """Whether `event`, about some other dialog, may change how many alternatives this pane's messages have."""
-    if isinstance(event, news.TreeChanged):
-        return True
-    return isinstance(event, news.RunEnded) and event.dialog_id != own_id

@@ -190,7 +190,7 @@ class ReasoningDrawer(Vertical):
                 if self._follows_stream(pane, report.dialog):
                     self.start_stream(round_number)
             case MessagePane.Frame(run=run):
-                self.feed(run.round, run.reasoning_parts)
+                self.feed(run.round, run.text.reasoning)
             case MessagePane.AnswerArrived(index=index) if self.source == "stream":
                 self.show(report.dialog.message_at(index).reasoning, drawer_title(index))
             case MessagePane.RunDone() if self.source == "stream":
@@ -214,7 +214,7 @@ class ReasoningDrawer(Vertical):
     def follow_run(self, run: RunState) -> None:
         """Show the reasoning of the answer `run` is streaming, from its beginning."""
         self.start_stream(run.round)
-        self.feed(run.round, run.reasoning_parts)
+        self.feed(run.round, run.text.reasoning)
 
     def start_stream(self, round_number: int, title: str = "reasoning · live") -> None:
         self.source = "stream"

@@ -29,6 +29,7 @@ from visindigo.tui.common.sanitize import clean_line
 from visindigo.tui.workbench import StatusInfo, Workbench
 from visindigo.tui.workbench import events as news
 from visindigo.tui.workbench.context import Meter, count_text, meter_level
+from visindigo.tui.workbench.status import changes_the_figures
 
 __all__ = ["StatusInfo", "StatusLine"]
 
@@ -119,9 +120,8 @@ class StatusLine(Widget):
     def on_mount(self) -> None:
         self._ticker = self.set_interval(1.0, self.refresh_now, pause=True, name="status-ticker")
         self._unsubscribe = listen(
-            self, self.workbench, news.RunStarted, news.RunEnded, news.UsageChanged, news.ShownChanged,
-            news.DialogChanged, news.RunNoted, news.StreamOpened,
-        )  # fmt: skip
+            self, self.workbench, news.RunStarted, news.RunEnded, news.EngineEvent, news.ShownChanged
+        )
 
     def on_unmount(self) -> None:
         self._unsubscribe()
@@ -165,8 +165,7 @@ class StatusLine(Widget):
         if isinstance(event, news.RunStarted | news.RunEnded) and event.dialog_id == shown:
             running = isinstance(event, news.RunStarted)
         elif isinstance(event, news.ShownChanged) or (
-            isinstance(event, news.UsageChanged | news.DialogChanged | news.RunNoted | news.StreamOpened)
-            and event.dialog_id == shown
+            isinstance(event, news.EngineEvent) and event.dialog_id == shown and changes_the_figures(event)
         ):
             running = self.workbench.runs.is_running(shown)
         else:

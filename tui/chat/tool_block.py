@@ -13,6 +13,7 @@ from textual.widgets import Collapsible, Static
 
 from visindigo.engine import Message
 from visindigo.tui.common.sanitize import clean
+from visindigo.tui.platform.typing_gaps import collapsible_title
 
 #: Characters of a tool result or arguments shown in a block; the model received all of it.
 TOOL_TEXT_LIMIT = 20_000
@@ -165,5 +166,5 @@ def tool_block(message: Message, state: dict[str, Any]) -> ToolBlock:
         Static(Content(clip(clean(str(result)), TOOL_TEXT_LIMIT) or "(empty)"), classes="code"),
     )
     classes = "-error" if is_error else ("-running" if running else "")
-    block = ToolBlock(body, title=title, collapsed=True, classes=classes)  # type: ignore[arg-type]
+    block = ToolBlock(body, title=collapsible_title(title), collapsed=True, classes=classes)
     return block

@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from visindigo.tui.workbench import Workbench
-from visindigo.tui.workbench.events import WorkbenchEvent
+from visindigo.tui.workbench.events import TextArrived, WorkbenchEvent
 
 
 class WorkbenchNews(Message, bubble=False):
@@ -24,14 +24,36 @@ class WorkbenchNews(Message, bubble=False):
         self.event = event
 
 
-def listen(target: MessagePump, workbench: Workbench, *only: type[WorkbenchEvent]) -> Callable[[], None]:
+def listen(
+    target: MessagePump,
+    workbench: Workbench,
+    *only: type[WorkbenchEvent],
+    drawing: Callable[[], bool] = lambda: False,
+) -> Callable[[], None]:
     """Post the workbench's events (`only` these kinds, when given) to `target` from now on; returns the function
     that stops it. Naming the kinds keeps a stream's frequent news (`TextArrived`) away from widgets that ignore
-    it."""
+    it.
+
+    `TextArrived` comes with every delta of a stream, and is news only to a target that is not drawing already:
+    none is posted while `drawing()` says the target's frames run (they draw whatever the run holds), and one
+    at a time per dialog otherwise — while one waits in the target's queue the next ones are dropped. The
+    target's side alone keeps that account; nothing the producer reads."""
+    waiting: set[str] = set()  # dialogs whose TextArrived is in the target's queue, not handled yet
+
+    def handled(dialog_id: str) -> None:
+        waiting.discard(dialog_id)
 
     def post(event: WorkbenchEvent) -> None:
-        if not only or isinstance(event, only):
-            target.post_message(WorkbenchNews(event))
+        if only and not isinstance(event, only):
+            return
+        if isinstance(event, TextArrived):
+            if event.dialog_id in waiting or drawing():
+                return
+            if target.post_message(WorkbenchNews(event)):
+                waiting.add(event.dialog_id)
+                target.call_later(handled, event.dialog_id)  # runs right after the news, in the same queue
+            return
+        target.post_message(WorkbenchNews(event))
 
     return workbench.subscribe(post)
 

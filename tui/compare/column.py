@@ -22,6 +22,7 @@ from visindigo.tui.common.messages import WorkbenchNews, listen
 from visindigo.tui.compare.header import HIDDEN, ColumnFigures, CompareHeader, column_figures, price_of
 from visindigo.tui.workbench import Workbench
 from visindigo.tui.workbench import events as news
+from visindigo.tui.workbench.status import changes_the_figures
 
 
 class ColumnPane(MessagePane):
@@ -98,8 +99,7 @@ class CompareColumn(Vertical):
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(1.0, self.refresh_header, pause=True, name="column-ticker")
-        self._unsubscribe = listen(self, self.workbench, news.RunStarted, news.RunEnded, news.UsageChanged,
-                                   news.StreamOpened)  # fmt: skip
+        self._unsubscribe = listen(self, self.workbench, news.RunStarted, news.RunEnded, news.EngineEvent)
         if self.workbench.runs.is_running(self.dialog.id):
             self._ticker.resume()
 
@@ -172,7 +172,7 @@ class CompareColumn(Vertical):
 
     def on_workbench_news(self, message: WorkbenchNews) -> None:
         event = message.event
-        if not isinstance(event, news.RunEvent) or event.dialog_id != self.dialog.id:
+        if not isinstance(event, news.RunEvent) or event.dialog_id != self.dialog.id or not changes_the_figures(event):
             return
         if self._ticker is not None:
             self._ticker.resume() if self.running else self._ticker.pause()

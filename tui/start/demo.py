@@ -46,18 +46,26 @@ async def _run_quietly(dialog: Dialog) -> None:
         pass
 
 
-async def install_demo(center: Center, *, delay: float = 0.02) -> Dialog | None:
-    """Add the demo provider and tool and seed the demo dialogs; returns the dialog to open first.
+def add_demo_provider(center: Center, *, delay: float = 0.02) -> bool:
+    """Add the demo provider (the Center's default from now on) and its tool; False when it is there already.
 
-    Seeding happens once per Center: when the demo provider is already there, nothing is added.
+    Apart from the seeding so a screen can name the demo model as soon as it is there (`--demo` is ready when
+    its model is named in the status line), before the two seeded replies are run.
     """
     if center.get_provider(DEMO_PROVIDER_ID) is not None:
-        return None
+        return False
     provider = demo_provider(delay)
     center.add_provider(provider)
     center.default_provider_id = provider.id
     for function in demo_functions():
         center.add_function(function)
+    return True
+
+
+async def seed_demo(center: Center) -> Dialog:
+    """Seed the demo dialogs with the demo provider `add_demo_provider` added; returns the dialog to open first."""
+    provider = center.get_provider(DEMO_PROVIDER_ID)
+    assert provider is not None
     adapter = provider.adapter
     assert isinstance(adapter, ScriptedAdapter)
     saved_delay = adapter.delay
@@ -72,3 +80,13 @@ async def install_demo(center: Center, *, delay: float = 0.02) -> Dialog | None:
     finally:
         adapter.delay = saved_delay
     return branch
+
+
+async def install_demo(center: Center, *, delay: float = 0.02) -> Dialog | None:
+    """Add the demo provider and tool and seed the demo dialogs; returns the dialog to open first.
+
+    Seeding happens once per Center: when the demo provider is already there, nothing is added.
+    """
+    if not add_demo_provider(center, delay=delay):
+        return None
+    return await seed_demo(center)

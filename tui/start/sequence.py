@@ -54,6 +54,8 @@ class StartUp:
         self.resume_last = False
         #: The command line pauses the garbage collector for start-up; it resumes after the first frame.
         self.gc_paused = not gc.isenabled()
+        #: `--demo` added its provider with the first dialog (seeded once the screen is up).
+        self.demo_added = False
 
     def first_dialog(self) -> Dialog:
         """The first dialog, with --provider / --model applied to it; problems become notices.
@@ -63,6 +65,10 @@ class StartUp:
         """
         provider_id, model_id = self.options.provider, self.options.model
         self.resume_last = not provider_id and not model_id
+        if self.options.demo:  # the demo model is named in the first frame; its dialogs are seeded after it
+            from visindigo.tui.start.demo import add_demo_provider
+
+            self.demo_added = add_demo_provider(self.center, delay=self.options.demo_delay)
         dialog = Dialog(self.center)
         if provider_id:
             if self.center.get_provider(provider_id) is None:
@@ -115,19 +121,22 @@ class StartUp:
         if last is not None and last.id != screen.dialog.id:
             await screen.open_dialog(last)
 
-    async def start_demo(self, screen: StartScreen) -> None:
-        """Seed the demo's dialogs, open the seeded branch and ask its live question (`--demo`)."""
-        from visindigo.tui.start.demo import LIVE_QUESTION, install_demo
+    def start_demo(self, screen: StartScreen) -> None:
+        """Seed the demo (`--demo`) once its provider, added with the first dialog, is named on screen."""
+        if self.demo_added:
+            self.app.call_after_refresh(self.seed_demo, screen)
 
-        seeded = await install_demo(self.center, delay=self.options.demo_delay)
-        if seeded is not None and not screen.dialog.message_count:
+    async def seed_demo(self, screen: StartScreen) -> None:
+        """Seed the demo's dialogs, open the seeded branch and ask its live question."""
+        from visindigo.tui.start.demo import LIVE_QUESTION, seed_demo
+
+        seeded = await seed_demo(self.center)
+        if not screen.dialog.message_count:
             screen.refresh_tree(seeded.id)
             await screen.open_dialog(seeded)
-        elif seeded is not None:
+        else:
             screen.refresh_tree()  # the user started a dialog of their own already: the demo's waits in the tree
-        if not self.center.providers:
-            self.app.call_after_refresh(self.offer_setup)
-        elif self.options.demo_live_question and seeded is not None and screen.dialog is seeded:
+        if self.options.demo_live_question and screen.dialog is seeded:
             self.app.call_after_refresh(screen.send, LIVE_QUESTION)
 
     async def first_run_done(self, screen: StartScreen | None, choice: object) -> None:

@@ -15,7 +15,25 @@ from visindigo.engine.branching import ASKING_ROLES as _ASKING
 from visindigo.engine.branching import answer_cut as regenerate_cut
 from visindigo.engine.branching import common_prefix, keep_answering_model, same_message
 
-__all__ = ["TreeIndex", "alternatives", "common_prefix", "edit", "regenerate", "regenerate_cut", "same_message"]
+__all__ = [
+    "DeletePlan",
+    "TreeIndex",
+    "alternatives",
+    "common_prefix",
+    "edit",
+    "regenerate",
+    "regenerate_cut",
+    "same_message",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class DeletePlan:
+    """What deleting a dialog takes with it (its branches move up to its parent), for the question before."""
+
+    title: str
+    message_count: int
+    branch_count: int
 
 
 # --- making branches ---------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from visindigo.engine import Capability, Center, Dialog, Message, NoModelAvailable, Role
 from visindigo.engine.context.compaction import (
@@ -31,8 +31,10 @@ from visindigo.engine.context.totals import Totals, dialog_totals, family_totals
 from visindigo.engine.context.usage import answer_usage
 from visindigo.engine.sanitize import clean_line
 from visindigo.tui.workbench.attachments import Pending, PendingFiles
-from visindigo.tui.workbench.events import DialogChanged, MessageChanged, WorkbenchEvent
 from visindigo.tui.workbench.refusal import Refused
+
+if TYPE_CHECKING:
+    from visindigo.engine.events import Event
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +96,7 @@ class Bench(Protocol):
 
     center: Center
 
-    def emit(self, event: WorkbenchEvent) -> None: ...
+    def forward(self, dialog: Dialog, event: Event) -> None: ...
 
     def refuse_while_running(self, dialog: Dialog) -> None: ...
     def is_registered(self, dialog: Dialog) -> bool: ...
@@ -182,7 +184,9 @@ class ContextWork:
             log.exception("learning the windows of %s failed", provider.id)
             return
         self.forget()
-        self.workbench.emit(DialogChanged(dialog.id))
+        from visindigo.engine.events import DialogChanged
+
+        self.workbench.forward(dialog, DialogChanged("context window"))
 
     def fit_for(self, dialog: Dialog, draft: str) -> Fit | None:
         """The fit of `dialog`'s next request with `draft` as its question (what the pre-send check asks)."""
@@ -235,7 +239,9 @@ class ContextWork:
         message = dialog.message_at(index)
         pinned = not is_pinned(message)
         pin(dialog, index, pinned)
-        self.workbench.emit(MessageChanged(dialog.id, index))
+        from visindigo.engine.events import MessageUpdated
+
+        self.workbench.forward(dialog, MessageUpdated(index))
         return pinned
 
     def find_replaced(self, branch: Dialog, position: int) -> tuple[Dialog, int] | None:

@@ -1,9 +1,10 @@
-"""Driving one run: iterate `dialog.run()` and turn engine events into the workbench's run events.
+"""Driving one run: iterate `dialog.run()`, keep the run's `RunState`, and forward the engine's events.
 
-The driver never touches a widget: it updates the run's `RunState` (plain data) and reports events. Streamed
-text goes into `RunState.text_parts`; a `TextArrived` is reported only when none is waiting to be consumed, and
-panes consume them at their frame rate. That is what keeps a 2,000-tokens-per-second stream from becoming
-2,000 events and 2,000 redraws per second.
+The driver never touches a widget: it updates the run's `RunState` (plain data) and reports events. The
+engine's events go on as they are (`EngineEvent`, with the dialog and the round added); the workbench adds
+only the run as a whole (`RunStarted`, `RunEnded`) and `TextArrived` for the deltas, whose text the run itself
+holds (`StreamText`, which `RunState.text` is) — each listener coalesces `TextArrived` on its side, so a
+2,000-tokens-per-second stream does not become 2,000 redraws per second.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from visindigo.engine import (
     ContextExceeded,
     Dialog,
     EmptyAnswer,
-    MessageAppended,
-    MessageUpdated,
     Notice,
     RunCancelled,
     RunFailed,
@@ -29,30 +28,14 @@ from visindigo.engine import (
     StreamEnded,
     StreamReasoning,
     ToolCallFinished,
-    ToolCallProgress,
     ToolCallStarted,
     UsageReported,
     WaitingForProvider,
 )
 from visindigo.engine.approval import ApprovalCallback
 from visindigo.tui.common.sanitize import clean
-from visindigo.tui.workbench.events import (
-    MessageAdded,
-    MessageChanged,
-    RunEnded,
-    RunEvent,
-    RunNoted,
-    RunStarted,
-    StreamClosed,
-    StreamOpened,
-    StreamRestarted,
-    TextArrived,
-    ToolFinished,
-    ToolProgressed,
-    ToolStarted,
-    UsageChanged,
-)
-from visindigo.tui.workbench.progress_text import progress_line
+from visindigo.tui.workbench.events import EngineEvent, RunEnded, RunEvent, RunStarted, TextArrived
+from visindigo.tui.workbench.progress_text import note_line
 from visindigo.tui.workbench.runs import RunState
 
 log = logging.getLogger(__name__)
@@ -76,76 +59,61 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
     state.context_exceeded = False
     report(RunStarted(dialog_id))
     outcome, error = "finished", ""
+    arrived = TextArrived(dialog_id)  # one value for every delta of the run
 
     def text_arrived() -> None:
         state.last_token_at = time.monotonic()
         if not state.first_token_at:
             state.first_token_at = state.last_token_at
-        if not state.notified:
-            state.notified = True
-            report(TextArrived(dialog_id))
+        report(arrived)
 
     try:
         async for event in dialog.run(approve=approve):
             match event:
-                case StreamDelta(text=text):
-                    state.text_parts.append(text)
+                case StreamDelta():
                     state.round_deltas += 1
                     text_arrived()
-                case StreamReasoning(text=text):
-                    state.reasoning_parts.append(text)
+                    continue
+                case StreamReasoning():
                     text_arrived()
-                case StreamBegan(request_tokens=request_tokens):
+                    continue
+                case StreamBegan(request_tokens=request_tokens, text=text):
                     state.waiting_for = ""
-                    state.begin_round(time.monotonic())
+                    state.begin_round(time.monotonic(), text)
                     state.round_input_estimate = request_tokens
-                    report(StreamOpened(dialog_id, state.round))
-                case AnswerMovedToReasoning(text=text):
-                    state.text_parts = []
-                    state.reasoning_parts.insert(0, text)
-                    state.round_deltas = 0
-                    report(StreamRestarted(dialog_id, state.round))
+                case AnswerMovedToReasoning():
+                    state.round_deltas = 0  # the run's text moved it already
                 case WaitingForProvider(provider_name=name):
                     state.waiting_for = clean(name)
-                    report(RunNoted(dialog_id, f"waiting for {state.waiting_for}…", waiting=True))
-                case Notice(text=text):
-                    state.notes.append(clean(text))
-                    report(RunNoted(dialog_id, state.notes[-1]))
-                case EmptyAnswer(finish_reason=reason, output_tokens=tokens):
-                    state.empty_rounds += 1
-                    state.notes.append(empty_answer_note(reason, tokens))
-                    report(RunNoted(dialog_id, state.notes[-1]))
+                case Notice() | EmptyAnswer():
+                    state.empty_rounds += isinstance(event, EmptyAnswer)
+                    state.notes.append(note_line(event))
                 case StreamEnded():
                     state.streaming = False
-                    report(StreamClosed(dialog_id, state.round))
-                case MessageAppended(index=index):
-                    report(MessageAdded(dialog_id, index))
-                case MessageUpdated(index=index):
-                    report(MessageChanged(dialog_id, index))
                 case ToolCallStarted(call_id=call_id, function_id=function_id, arguments=arguments):
                     state.running_tools[call_id] = (function_id, dict(arguments))
-                    report(ToolStarted(dialog_id, call_id, function_id, dict(arguments)))
-                case ToolCallProgress(call_id=call_id, progress=progress, total=total, message=text):
-                    report(ToolProgressed(dialog_id, call_id, progress_line(progress, total, text)))
-                case ToolCallFinished(call_id=call_id, function_id=function_id, result=result):
+                case ToolCallFinished(call_id=call_id):
                     state.running_tools.pop(call_id, None)
-                    report(ToolFinished(dialog_id, call_id, function_id, result, event.is_error, event.duration))
                 case UsageReported(input_tokens=input_tokens, output_tokens=output_tokens):
                     # the whole prompt, cache reads and writes included, on every wire (engine.context.usage)
                     state.input_tokens += input_tokens
                     state.round_input_estimate = 0
                     state.output_tokens += output_tokens
                     state.round_reported = True
-                    report(UsageChanged(dialog_id))
                 case ContextExceeded(message=message):
                     state.context_exceeded = True
                     outcome, error = "failed", message
+                    continue
                 case RunFailed(message=message):
                     outcome, error = "failed", message
+                    continue
                 case RunCancelled():
                     outcome = "cancelled"
+                    continue
                 case RunFinished():
                     outcome = "finished"
+                    continue
+            report(EngineEvent(dialog_id, event, state.round))
     except asyncio.CancelledError:
         outcome = "cancelled"
         raise
@@ -163,9 +131,3 @@ async def drive(dialog: Dialog, state: RunState, report: Report, approve: Approv
         state.outcome = outcome
         state.error = clean(error)
         report(RunEnded(dialog_id, outcome, state.error))
-
-
-def empty_answer_note(finish_reason: str, output_tokens: int) -> str:
-    """The mark an empty round leaves in the dialog: what the server said, so a proxy's swallowed failure shows."""
-    reason = clean(finish_reason) or "none"
-    return f"The model returned an empty answer — finish reason {reason}, {output_tokens} tokens."

@@ -1,22 +1,28 @@
-"""What the workbench tells its listeners: the runs' progress and changes to the user's working state.
+"""What the workbench tells its listeners: the engine's events of each dialog, forwarded, and the little the UI adds.
+
+One vocabulary: an engine event (`visindigo.engine.events`) reaches a listener as itself, wrapped in
+`EngineEvent` with what the UI adds to it — the dialog it is about (runs go on while the user reads another
+dialog, and a widget ignores what is not about the dialog it shows) and the round of the run it came in. The
+workbench's own events are only what the engine has no word for: a run starting and ending as a whole
+(`RunStarted`, `RunEnded` with its outcome), the user sending (`Sent`), text waiting to be drawn
+(`TextArrived`), and the user's working state (`ShownChanged`, `TreeChanged`, `AttachmentsChanged`).
 
 Plain frozen dataclasses (no Textual): a widget that listens wraps each one in a Textual message to itself
-(`tui.messages.WorkbenchNews`), so it handles them in order in its own message queue. Every run event names its
-dialog, because runs go on while the user reads another dialog, and a widget ignores what is not about the
-dialog it shows.
+(`tui.common.messages.WorkbenchNews`), so it handles them in order in its own message queue.
 
-Streamed text is not carried in events: the driver appends it to the run's `RunState` and reports
-`TextArrived` only when the previous one was consumed, so a fast stream costs a few events per frame instead of
-one per token.
+Streamed text is not carried in events: the run holds it (`engine.StreamText`, handed out with `StreamBegan`
+and kept in the run's `RunState.text`), and `TextArrived` only says more of it is there; each listener
+coalesces those on its own side (`listen`), so a fast stream costs a few events per frame, not one per token.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from visindigo.engine import Dialog
+    from visindigo.engine.events import Event
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,86 +38,22 @@ class RunStarted(RunEvent):
 
 
 @dataclass(frozen=True, slots=True)
-class StreamOpened(RunEvent):
-    """The model started a new answer (a round); `round` numbers rounds within the run."""
+class EngineEvent(RunEvent):
+    """An engine event of the dialog `dialog_id`, as the engine emitted it; `round` numbers the run's round it
+    came in (0 outside a run: a message the user sent, a pin, a change of model).
 
-    round: int
+    Forwarded: every event of a run but its deltas (their text is in the run's `StreamText`; `TextArrived`
+    says it grew) and its last (`RunEnded` sums the run up), and what the workbench itself changes in a
+    dialog (`MessageAppended` for a message sent, `MessageUpdated` for a pin, `DialogChanged` for a model)."""
+
+    event: Event
+    round: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class TextArrived(RunEvent):
-    """New answer or reasoning text is waiting in the run's `RunState` (coalesced; carries no text)."""
-
-
-@dataclass(frozen=True, slots=True)
-class StreamClosed(RunEvent):
-    """A round ended; the message it produced (if any) was announced with `MessageAdded` just before."""
-
-    round: int
-
-
-@dataclass(frozen=True, slots=True)
-class MessageAdded(RunEvent):
-    """The dialog gained the message at `index` (from a run, or sent by the user)."""
-
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class MessageChanged(RunEvent):
-    """The message at `index` was rewritten (for example marked as interrupted)."""
-
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class ToolStarted(RunEvent):
-    """A tool call is about to run (perhaps waiting for approval)."""
-
-    call_id: str
-    function_id: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class ToolProgressed(RunEvent):
-    """A running tool reported progress; `text` is the line its block shows."""
-
-    call_id: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolFinished(RunEvent):
-    """A tool call finished; `result` is what the model receives."""
-
-    call_id: str
-    function_id: str
-    result: str
-    is_error: bool
-    duration: float
-
-
-@dataclass(frozen=True, slots=True)
-class UsageChanged(RunEvent):
-    """The run's token counts changed."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunNoted(RunEvent):
-    """Something about the run the user should read (another model answered, tools were left out, an empty
-    answer, waiting for the provider); `text` is already worded. `waiting` notes go away when the run starts."""
-
-    text: str
-    waiting: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class StreamRestarted(RunEvent):
-    """What streamed as this round's answer was reasoning (a headless `</think>`): the live answer starts again
-    empty and the drawer shows the moved text."""
-
-    round: int
+    """More answer or reasoning text is in the run's `StreamText` (`RunState.text`); carries no text. Reported
+    for every delta: each listener coalesces them (`tui.common.messages.listen`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +67,7 @@ class RunEnded(RunEvent):
 
 @dataclass(frozen=True, slots=True)
 class Sent(RunEvent):
-    """The user sent something to the dialog (its messages were announced with `MessageAdded` just before):
+    """The user sent something to the dialog (its messages were announced with `MessageAppended` just before):
     a pane showing it goes back to the bottom and drops the last run's notice."""
 
 
@@ -146,17 +88,10 @@ class TreeChanged:
 
 
 @dataclass(frozen=True, slots=True)
-class DialogChanged:
-    """Something shown about the dialog changed outside a run (its model or provider)."""
-
-    dialog_id: str
-
-
-@dataclass(frozen=True, slots=True)
 class AttachmentsChanged:
     """The files or MCP resources waiting to go with the dialog's next message changed (the chips redraw)."""
 
     dialog_id: str
 
 
-WorkbenchEvent = RunEvent | ShownChanged | TreeChanged | DialogChanged | AttachmentsChanged
+WorkbenchEvent = RunEvent | ShownChanged | TreeChanged | AttachmentsChanged

@@ -5,13 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from visindigo.engine import StreamText
+
 
 @dataclass
 class RunState:
     """A run in progress (or the last one) of one dialog.
 
-    Streamed text is not carried in events: the driver appends it to `text_parts` / `reasoning_parts`, and
-    each pane showing the dialog draws what it has not drawn yet at its own frame rate.
+    Streamed text is not carried in events, nor copied here: `text` is the round's own `StreamText`, which
+    the run appends to, and each pane showing the dialog draws what it has not drawn yet at its own frame rate.
+    Only the run's side writes a `RunState` (the driver; the workbench as it starts or cancels the run); the
+    widgets read it.
     """
 
     dialog_id: str
@@ -19,10 +23,8 @@ class RunState:
     #: Rounds of the run so far; each StreamBegan starts one.
     round: int = 0
     streaming: bool = False
-    text_parts: list[str] = field(default_factory=list)
-    reasoning_parts: list[str] = field(default_factory=list)
-    #: A TextArrived is waiting to be consumed; a pane's frame clears this.
-    notified: bool = False
+    #: The current (or last) round's text as the run holds it: `text.answer`, `text.reasoning` (pieces).
+    text: StreamText = field(default_factory=StreamText)
     started_at: float = 0.0
     round_started_at: float = 0.0
     first_token_at: float = 0.0
@@ -53,11 +55,11 @@ class RunState:
     #: Rounds that ended with neither text nor tool calls.
     empty_rounds: int = 0
 
-    def begin_round(self, now: float) -> None:
+    def begin_round(self, now: float, text: StreamText | None = None) -> None:
+        """A round began (`StreamBegan`): `text` is where its text arrives (the run's own)."""
         self.round += 1
         self.streaming = True
-        self.text_parts = []
-        self.reasoning_parts = []
+        self.text = text if text is not None else StreamText()
         self.round_started_at = now
         self.first_token_at = 0.0
         self.round_deltas = 0

@@ -11,6 +11,7 @@ from visindigo.engine.context.prices import answer_cost
 from visindigo.engine.context.usage import answer_usage, tokens_in
 from visindigo.engine.parameters import summary as parameters_summary
 from visindigo.tui.workbench.context import Meter
+from visindigo.tui.workbench.events import EngineEvent, RunEnded, RunEvent, RunStarted
 from visindigo.tui.workbench.runs import RunState
 
 
@@ -166,3 +167,17 @@ def model_and_note(provider: Provider, dialog: Dialog) -> tuple[str, str, str]:
         lacking = required & ~chosen.capabilities
         note = f"needs {lacking.marks()}: {chosen.label} lacks it, so {model.label} answers"
     return model.label, model.capabilities.marks(), note
+
+
+def changes_the_figures(event: RunEvent) -> bool:
+    """Whether the status line's (or a column header's) figures may change with `event`: a run starting or
+    ending, and of the engine's events a round beginning, usage reported, the dialog's model changed, or a note
+    (waiting for the provider, another model answered) — not the tool calls and messages of a run."""
+    from visindigo.engine import events as e  # loaded after the first frame
+
+    if isinstance(event, RunStarted | RunEnded):
+        return True
+    if not isinstance(event, EngineEvent):
+        return False
+    return isinstance(event.event, e.StreamBegan | e.UsageReported | e.DialogChanged | e.Notice | e.EmptyAnswer
+                      | e.WaitingForProvider)  # fmt: skip

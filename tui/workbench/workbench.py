@@ -15,8 +15,8 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Coroutine, Iterator, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 from visindigo.engine import Center, Dialog, Message, Role
 from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallRequest
@@ -26,9 +26,7 @@ from visindigo.tui.workbench import branches
 from visindigo.tui.workbench.attachments import Pending, PendingFiles, attach_pending, pending_problem
 from visindigo.tui.workbench.context import ContextWork
 from visindigo.tui.workbench.events import (
-    DialogChanged,
-    MessageAdded,
-    RunEvent,
+    EngineEvent,
     Sent,
     ShownChanged,
     TreeChanged,
@@ -37,6 +35,9 @@ from visindigo.tui.workbench.events import (
 from visindigo.tui.workbench.refusal import Refused
 from visindigo.tui.workbench.runs import Runs, RunState
 from visindigo.tui.workbench.status import StatusInfo, UsageTally, status_info
+
+if TYPE_CHECKING:
+    from visindigo.engine.events import Event
 
 log = logging.getLogger(__name__)
 
@@ -61,15 +62,6 @@ class RunHost(Protocol):
     def cancel(self, group: str) -> None: ...
 
     async def approve(self, request: ToolCallRequest) -> Approval: ...
-
-
-@dataclass(frozen=True, slots=True)
-class DeletePlan:
-    """What deleting a dialog takes with it, for the question before."""
-
-    title: str
-    message_count: int
-    branch_count: int
 
 
 def title_for(text: str) -> str:
@@ -124,6 +116,10 @@ class Workbench:
             except Exception:  # one broken listener must not stop the others (or a run)
                 log.exception("workbench listener failed on %s", type(event).__name__)
 
+    def forward(self, dialog: Dialog, event: Event) -> None:
+        """Tell the listeners of an engine event of `dialog` that the workbench itself caused (outside a run)."""
+        self.emit(EngineEvent(dialog.id, event))
+
     # --- the shown dialog --------------------------------------------------------------------------------
 
     def is_registered(self, dialog: Dialog) -> bool:
@@ -162,9 +158,11 @@ class Workbench:
         return fresh
 
     def set_model(self, dialog: Dialog, provider_id: str, model_id: str) -> None:
+        from visindigo.engine.events import DialogChanged  # (the events load after the first frame)
+
         dialog.provider_id = provider_id
         dialog.model_id = model_id
-        self.emit(DialogChanged(dialog.id))
+        self.forward(dialog, DialogChanged("model"))
 
     def rename(self, dialog: Dialog, title: str) -> None:
         if not self.is_registered(dialog):
@@ -249,9 +247,11 @@ class Workbench:
         if not dialog.title and named_after is not None:
             files = [a.display_name for a in named_after.attachments]  # a question of files alone
             dialog.title = title_for(named_after.content) or named_after.name or ", ".join(files)[:60]
+        from visindigo.engine.events import MessageAppended
+
         for message in messages:
             dialog.append_message(message)
-            self.emit(MessageAdded(dialog.id, dialog.message_count - 1))
+            self.forward(dialog, MessageAppended(dialog.message_count - 1))
         if new_in_tree:
             self.refresh_tree()
 
@@ -345,7 +345,7 @@ class Workbench:
         state = self.runs.new(dialog.id)
         state.running = True
         self.host.start(
-            drive(dialog, state, self.report, approve or self.host.approve),
+            drive(dialog, state, self.emit, approve or self.host.approve),
             name=f"run {dialog.title or dialog.id}",
             group=run_group(dialog.id),
         )
@@ -360,17 +360,13 @@ class Workbench:
         self.host.cancel(run_group(dialog_id))
         return True
 
-    def report(self, event: RunEvent) -> None:
-        """The driver's report of a run's progress, passed on to the listeners."""
-        self.emit(event)
-
     # --- deleting ------------------------------------------------------------------------------------------
 
-    def delete_plan(self, dialog_id: str) -> DeletePlan:
+    def delete_plan(self, dialog_id: str) -> branches.DeletePlan:
         summary = self.tree_index.summaries.get(dialog_id)
         if summary is None and not self.is_registered_id(dialog_id):
             raise Refused("That dialog is not saved yet; there is nothing to delete.", "information")
-        return DeletePlan(
+        return branches.DeletePlan(
             (summary.title if summary else "") or "New dialog",
             summary.message_count if summary else 0,
             len(self.tree_index.children.get(dialog_id, [])),

@@ -8,26 +8,18 @@ progress and its result are labelled lines; the end of a run is announced once (
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from visindigo.engine import Dialog, Role
 from visindigo.engine.sanitize import clean_line
 from visindigo.plain.listing import call_line, result_line
 from visindigo.plain.output import Output
 from visindigo.tui.workbench import RunState, Workbench
-from visindigo.tui.workbench.events import (
-    MessageChanged,
-    RunEnded,
-    RunNoted,
-    RunStarted,
-    StreamClosed,
-    StreamOpened,
-    StreamRestarted,
-    TextArrived,
-    ToolFinished,
-    ToolProgressed,
-    ToolStarted,
-    WorkbenchEvent,
-)
+from visindigo.tui.workbench.events import EngineEvent, RunEnded, RunStarted, TextArrived, WorkbenchEvent
+from visindigo.tui.workbench.progress_text import is_waiting, note_line, tool_progress_line
+
+if TYPE_CHECKING:
+    from visindigo.engine.events import Event
 
 #: Characters of the progress bar the workbench draws for a tool; the plain line keeps only its figures and words.
 _BAR = "▕▏█░"
@@ -72,36 +64,46 @@ class RunPrinter:
                 self._first_index = dialog.message_count
                 self._progress_seen.clear()
                 self.out.line(f"Asking {model_name(self.workbench, dialog)}.", kind="status")
-            case StreamOpened():
-                self._new_round()
             case TextArrived() if state is not None:
                 self._write_new(state)
-            case StreamRestarted() if state is not None:
-                self.out.line("What streamed as the answer was reasoning; the answer starts again.", kind="status")
-                self._new_round()
-                self._reasoning_seen = len(state.reasoning_parts)
-            case StreamClosed():
-                if state is not None:
-                    self._write_new(state)
-                self.out.end()
-                self._streaming = ""
-            case ToolStarted(function_id=function_id, arguments=arguments):
-                self._streaming = ""
-                self.out.line(call_line(function_id, arguments), label="Tool call:", kind="tool")
-            case ToolProgressed(call_id=call_id, text=text):
-                self._progress(call_id, text)
-            case ToolFinished(result=result, is_error=is_error):
-                self.out.line(result_line(result), label="Tool error:" if is_error else "Tool result:", kind="tool")
-            case RunNoted(text=text, waiting=waiting):
-                self.out.line(text if waiting else f"Note: {text}", kind="status")
-            case MessageChanged(index=index) if index < dialog.message_count:
-                if dialog.message_at(index).meta.get("status") == "interrupted":
-                    self.out.line(f"Message {index + 1} is marked as interrupted.", kind="status")
+            case EngineEvent(event=engine_event):
+                self._engine(dialog, state, engine_event)
             case RunEnded(outcome=outcome, error=error):
                 if state is not None:
                     self._write_new(state)
                 self._streaming = ""
                 self.out.line(self._ending(dialog, state, outcome, error), kind="problem" if error else "status")
+
+    def _engine(self, dialog: Dialog, state: RunState | None, event: Event) -> None:
+        """An engine event of the shown dialog's run, as the workbench forwarded it."""
+        from visindigo.engine import events as e
+
+        match event:
+            case e.StreamBegan():
+                self._new_round()
+            case e.AnswerMovedToReasoning(text=moved):
+                seen = self._reasoning_seen + (1 if moved else 0)  # the moved text went out as the answer
+                self.out.line("What streamed as the answer was reasoning; the answer starts again.", kind="status")
+                self._new_round()
+                self._reasoning_seen = seen
+            case e.StreamEnded():
+                if state is not None:
+                    self._write_new(state)
+                self.out.end()
+                self._streaming = ""
+            case e.ToolCallStarted(function_id=function_id, arguments=arguments):
+                self._streaming = ""
+                self.out.line(call_line(function_id, arguments), label="Tool call:", kind="tool")
+            case e.ToolCallProgress(call_id=call_id):
+                self._progress(call_id, tool_progress_line(event))
+            case e.ToolCallFinished(result=result, is_error=is_error):
+                self.out.line(result_line(result), label="Tool error:" if is_error else "Tool result:", kind="tool")
+            case e.WaitingForProvider() | e.Notice() | e.EmptyAnswer():
+                text = note_line(event)
+                self.out.line(text if is_waiting(event) else f"Note: {text}", kind="status")
+            case e.MessageUpdated(index=index) if index < dialog.message_count:
+                if dialog.message_at(index).meta.get("status") == "interrupted":
+                    self.out.line(f"Message {index + 1} is marked as interrupted.", kind="status")
 
     def _progress(self, call_id: str, text: str) -> None:
         """A tool's progress as a line when it says something new: a tenth more of a known total, or words other
@@ -121,12 +123,11 @@ class RunPrinter:
 
     def _write_new(self, state: RunState) -> None:
         """Write the parts that arrived since the last write (reasoning first: it comes before the answer)."""
-        state.notified = False  # consumed: the driver reports the next arrival
-        reasoning = state.reasoning_parts[self._reasoning_seen :]
+        reasoning = state.text.reasoning[self._reasoning_seen :]
         if reasoning:
             self._reasoning_seen += len(reasoning)
             self._write("reasoning", "Reasoning:", "".join(reasoning))
-        text = state.text_parts[self._text_seen :]
+        text = state.text.answer[self._text_seen :]
         if text:
             self._text_seen += len(text)
             self._write("answer", "Answer:", "".join(text))

@@ -74,7 +74,7 @@ async def _frame(pilot: Any, stream: tuple[MessageList, RunState, MessageView], 
     tail = view.query_one(StreamTail)
     room = tail.reserved - tail.text_lines
     scroll = messages.max_scroll_y
-    run.text_parts.append(text)
+    run.text.answer.append(text)
     await messages.flush(run)
     for _ in range(3):  # the frame's own update, and any second pass it asks for
         await pilot.pause()
@@ -189,7 +189,7 @@ async def test_a_growing_block_repaints_only_its_new_lines_and_shows_what_a_full
             if number in RESIZE_AT:  # a terminal resized mid-stream: the paragraph wraps anew
                 await pilot.resize_terminal(*RESIZE_AT[number])
                 await pilot.pause()
-            run.text_parts.append(piece)
+            run.text.answer.append(piece)
             await messages.flush(run)
             tail = view.query_one(StreamTail)
             if piece.startswith("value_") and tail.size:

@@ -77,6 +77,31 @@ async def test_the_demo_shows_reasoning_a_tool_call_and_a_branch_then_streams_li
         assert screen.drawer.text  # reasoning of the last answer
 
 
+async def test_the_demo_names_its_model_in_the_status_line_before_its_dialogs_are_seeded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`--demo` is ready when its model is named (issue 23's start-up row): its provider comes with the first
+    dialog, so the first frame names it; the two seeded replies are run and rendered after it."""
+    from visindigo.tui.start.sequence import StartUp
+
+    seeding: list[int] = []
+
+    async def seed_later(self: StartUp, screen: Any) -> None:  # held back: what shows before the seeding
+        seeding.append(screen.dialog.message_count)
+
+    monkeypatch.setattr(StartUp, "seed_demo", seed_later)
+    app = VisindigoApp(Center(), AppOptions(demo=True, demo_delay=0.0, stream_fps=30))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main_screen(app)
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if seeding:
+                break
+        await pilot.pause()
+        assert seeding == [0]  # the seeding was asked for, with nothing seeded yet
+        assert "Visindigo demo" in str(screen.status_line.render())
+
+
 async def test_provider_and_model_from_the_command_line_apply_to_the_first_dialog() -> None:
     center = make_center([answer("hi")])
     app = make_app(center=center, provider="scripted", model="scripted-model")

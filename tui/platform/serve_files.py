@@ -188,7 +188,8 @@ def make_server(command: str, **options: Any) -> Any:
             text = response.text if isinstance(response, web.Response) else None
             if isinstance(response, web.Response) and text and "<script" in text:
                 at = text.index("<script")
-                response.text = text[:at] + page_script(MAX_FILE_BYTES) + text[at:]
+                page = text[:at] + page_script(MAX_FILE_BYTES) + text[at:]
+                response.body = page.encode(response.charset or "utf-8")
             return response
 
         async def _process_messages(self, websocket: web.WebSocketResponse, app_service: AppService) -> None:

@@ -13,8 +13,14 @@ FORBIDDEN = re.compile(
 )
 
 
+#: Not a widget or a screen: the web server of `visindigo serve` (textual-serve's aiohttp server, with the page's
+#: file drop added), kept in the seam because it replaces one of textual-serve's private methods.
+SERVERS = {"platform/serve_files.py"}
+
+
 def test_no_tui_source_file_imports_a_network_or_database_library() -> None:
-    sources = list(TUI_DIR.rglob("*.py"))
+    sources = [path for path in TUI_DIR.rglob("*.py") if str(path.relative_to(TUI_DIR)) not in SERVERS]
+    assert all((TUI_DIR / server).is_file() for server in SERVERS)
     assert len(sources) > 20  # the folder is where this test thinks it is
     offenders = [
         f"{path.relative_to(TUI_DIR)}: {match.group(0).strip()}"

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.llm_server import LLMServer
+from tests.llm_server import LLMServer, openai_stream
 from tests.tui.main.test_attach_snapshots import quadrants
 from tests.tui.platform.test_hostile_terminal import EmulatedTerminal
 from visindigo.engine import Center, Message, Role
@@ -152,11 +152,19 @@ def start(home: Path, **extra: str) -> KittyTerminal:
 def test_in_kitty_the_image_is_uploaded_once_then_drawn_as_placeholders_and_alt_i_shows_it_full_size(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
+    llm_server.queue(openai_stream([f"word{i} " for i in range(60)] + ["STREAMEND"], delay_between=0.01))
     terminal = start(make_home(tmp_path, llm_server), TERM="xterm-kitty")
     try:
         terminal.wait_for("shot .png", 30)
         terminal.pump(1.5)  # the picture is scaled in a thread, sent, then drawn
         preview = placeholder_screen(terminal)
+        # a reply streaming under the picture redraws and scrolls the dialog: the image is not sent again
+        terminal.type(b"and now?")
+        terminal.pump(0.3)
+        terminal.type(b"\r")
+        terminal.wait_for("STREAMEND", 60)
+        terminal.pump(0.5)
+        assert len(uploads(bytes(terminal.raw))) == 1
         terminal.type(b"\x1bi")  # alt+i: the picture full size
         terminal.wait_for("esc closes", 30)
         terminal.pump(1.5)

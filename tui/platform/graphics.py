@@ -93,7 +93,8 @@ class TerminalImages:
     def __init__(self, app: App[Any], tmux: bool = False) -> None:
         self._app = weakref.ref(app)
         self.tmux = tmux
-        self.shown: set[int] = set()
+        #: id → the commands that sent it: sent again when the terminal may have lost them (see `resend`).
+        self.shown: dict[int, str] = {}
 
     def new_id(self) -> int:
         """A random id, not one this app shows. Random, not counted up: ids are global to the terminal (another
@@ -104,6 +105,24 @@ class TerminalImages:
             image_id = secrets.randbelow(0xFFFFFF) + 1
             if image_id not in self.shown:
                 return image_id
+
+    def show(self, image_id: int, upload: str) -> bool:
+        """Send an image (`upload`: its transmission and placement); False when there is no terminal."""
+        if not self.write(upload):
+            return False
+        self.shown[image_id] = upload
+        return True
+
+    def hide(self, image_id: int, deletion: str) -> None:
+        """Delete an image from the terminal (`deletion`: the command that does)."""
+        if self.shown.pop(image_id, None) is not None:
+            self.write(deletion)
+
+    def resend(self) -> None:
+        """Send every image on show again: after a suspend the terminal may have cleared them with the alternate
+        screen, and a full terminal may have dropped part of an upload (the driver then repaints every cell)."""
+        for upload in self.shown.values():
+            self.write(upload)
 
     def write(self, data: str) -> bool:
         """Send `data` to the terminal between two frames; False when there is no terminal to send it to."""
@@ -143,7 +162,16 @@ def images_for(app: App[Any]) -> TerminalImages | None:
     found = _images.get(app)
     if found is None:
         found = _images[app] = TerminalImages(app, choice.tmux)
+        app.app_resume_signal.subscribe(app, lambda _app: resend(_app))
     return found
+
+
+def resend(app: App[Any]) -> None:
+    """The terminal may have lost `app`'s images (a resume, dropped output): send them again, before the frame
+    that repaints their placeholders."""
+    found = _images.get(app)
+    if found is not None:
+        found.resend()
 
 
 def _shim_enabled(app: App[Any]) -> bool:

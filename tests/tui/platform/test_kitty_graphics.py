@@ -15,6 +15,7 @@ import base64
 import io
 import os
 import re
+import signal
 import sys
 import textwrap
 from pathlib import Path
@@ -210,6 +211,46 @@ def test_in_kitty_the_image_is_uploaded_once_then_drawn_as_placeholders_and_alt_
     assert {fg for _, fg in after.values()} == {f"{small_id:06x}"}
     # the name next to it is outside text: cleaned, as everywhere
     assert b"pwned\x07" not in raw and b"\x1b]2;pwned" not in raw
+
+
+def test_after_a_suspend_and_resume_the_image_is_sent_again(tmp_path: Path, llm_server: LLMServer) -> None:
+    """Leaving the alternate screen may clear its images; the placeholders are repainted on resume, and the
+    image is sent again before them."""
+    terminal = start(make_home(tmp_path, llm_server), TERM="xterm-kitty")
+    try:
+        terminal.wait_for("shot .png", 30)
+        terminal.pump(1.5)
+        (image_id,) = uploads(bytes(terminal.raw))
+        before = len(terminal.raw)
+        os.kill(terminal.process.pid, signal.SIGTSTP)  # as ctrl+z in a shell: Textual leaves and stops itself
+        terminal.pump(1.0)
+        os.kill(terminal.process.pid, signal.SIGCONT)
+        terminal.pump(2.0)
+    finally:
+        terminal.close()
+    after = bytes(terminal.raw)[before:]
+    resumed = after.index(b"\x1b[?1049h")  # back on the alternate screen
+    again = uploads(after[resumed:])
+    assert list(again) == [image_id]  # the same image, sent again
+    assert again[image_id][2] + resumed <= after.index(PLACEHOLDER, resumed)  # before its placeholders
+
+
+def test_after_a_suspend_and_resume_the_screen_is_drawn_again(tmp_path: Path, llm_server: LLMServer) -> None:
+    """Any terminal: Textual re-enters the alternate screen, which shows empty, and draws nothing until something
+    changes unless told to (the output stage repaints every cell on resume)."""
+    terminal = start(make_home(tmp_path, llm_server), TERM="xterm-256color")
+    try:
+        terminal.pump(1.0)
+        before = len(terminal.raw)
+        os.kill(terminal.process.pid, signal.SIGTSTP)
+        terminal.pump(1.0)
+        os.kill(terminal.process.pid, signal.SIGCONT)
+        terminal.pump(2.0)
+    finally:
+        terminal.close()
+    after = bytes(terminal.raw)[before:]
+    resumed = after.index(b"\x1b[?1049h")
+    assert b"Four coloured quarters" in after[resumed:] and "▀".encode() in after[resumed:]
 
 
 @pytest.mark.parametrize(

@@ -63,8 +63,7 @@ class Picture(Static):
     def on_unmount(self) -> None:
         images = graphics.images_for(self.app)
         if self.image_id is not None and images is not None:
-            images.write(kitty.delete(self.image_id))
-            images.shown.discard(self.image_id)
+            images.hide(self.image_id, kitty.delete(self.image_id))
         self.image_id = None
 
     def _draw(self) -> None:
@@ -87,11 +86,10 @@ class Picture(Static):
         if not self.is_mounted or self.image_id is not None:
             return
         image_id = images.new_id()
-        if not images.write(kitty.transmit(image_id, png, columns, rows)):
+        if not images.show(image_id, kitty.transmit(image_id, png, columns, rows)):
             self.run_worker(self._draw, thread=True, exit_on_error=False, group="picture")
             return
         self.image_id = image_id
-        images.shown.add(image_id)
         self.update(kitty.placeholder_cells(image_id, columns, rows))
 
 

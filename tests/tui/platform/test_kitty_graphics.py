@@ -174,6 +174,10 @@ def test_in_kitty_the_image_is_uploaded_once_then_drawn_as_placeholders_and_alt_
         terminal.wait_gone("esc closes", 30)
         terminal.pump(1.0)
         after = placeholder_screen(terminal)
+        terminal.type(b"\x0e")  # ctrl+n: a new dialog, the picture's goes
+        terminal.pump(1.0)
+        switched = bytes(terminal.raw)
+        gone = placeholder_screen(terminal)
     finally:
         terminal.close()
     raw = bytes(terminal.raw)
@@ -209,6 +213,7 @@ def test_in_kitty_the_image_is_uploaded_once_then_drawn_as_placeholders_and_alt_
     assert big_id in deletions(raw)
     assert small_id not in deletions(raw[: raw.rindex(b"esc closes")])  # the preview is kept while it is shown
     assert {fg for _, fg in after.values()} == {f"{small_id:06x}"}
+    assert small_id in deletions(switched) and gone == {}  # another dialog: the image is deleted from the terminal
     # the name next to it is outside text: cleaned, as everywhere
     assert b"pwned\x07" not in raw and b"\x1b]2;pwned" not in raw
 

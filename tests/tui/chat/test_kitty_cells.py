@@ -100,6 +100,12 @@ def test_the_png_is_scaled_to_the_cells_and_never_enlarged() -> None:
     assert (columns, rows) == (24, 3)  # the same cells as its half-block picture
     scaled = Image.open(io.BytesIO(png))
     assert scaled.format == "PNG" and scaled.size == (24 * 16, 96)
+    wide = io.BytesIO()
+    Image.new("RGB", (3000, 2000), (90, 20, 200)).save(wide, "JPEG")
+    big, columns, rows = kitty.scaled_png("k4", wide.getvalue(), 116, 37)  # full size at 120×40
+    assert (columns, rows) == (111, 37)  # 1776×1184 at 16×32 a cell: over the cap
+    width, height = Image.open(io.BytesIO(big)).size
+    assert width * height <= kitty.MAX_PIXELS and width * height > 0.95 * kitty.MAX_PIXELS  # a megapixel at most
     small = io.BytesIO()
     Image.new("RGB", (20, 10)).save(small, "PNG")
     png, _, _ = kitty.scaled_png("k2", small.getvalue(), 24, 6)

@@ -58,6 +58,9 @@ CHUNK = 4096
 #: the app reads its keys there); kitty fits the image to the placement either way, so this only bounds how
 #: sharp it can be: a cell of a 2× screen is about 18×36 pixels, of a 1× screen 9×18.
 CELL_PIXELS = (16, 32)
+#: And at most this many pixels in all: a photo full size on a 120×40 screen would otherwise be a 2.7 MB PNG, whose
+#: upload (3.7 MB of base64) an SSH link carries before the next frame (`bench/kitty_upload.py`).
+MAX_PIXELS = 1_000_000
 
 _APC, _ST = "\x1b_G", "\x1b\\"
 
@@ -115,7 +118,9 @@ def scaled_png(key: str, data: bytes, max_columns: int, max_rows: int) -> tuple[
             image = ImageOps.exif_transpose(opened) or opened
             columns, rows = cell_size(image.width, image.height, max_columns, max_rows)
             image = image.convert("RGBA")
-            image.thumbnail((columns * CELL_PIXELS[0], rows * CELL_PIXELS[1]), Image.Resampling.LANCZOS)
+            box = (columns * CELL_PIXELS[0], rows * CELL_PIXELS[1])
+            shrink = min(1.0, (MAX_PIXELS / (box[0] * box[1])) ** 0.5)
+            image.thumbnail((int(box[0] * shrink), int(box[1] * shrink)), Image.Resampling.LANCZOS)
             out = io.BytesIO()
             image.save(out, "PNG")  # a new file: nothing of the original's metadata goes to the terminal
     except SyntaxError as error:  # Pillow's word for some broken files

@@ -69,11 +69,15 @@ def make_home(tmp_path: Path, server: LLMServer, images: str = "auto") -> Path:
     (home / "config").mkdir(parents=True)
     (home / "config" / "config.toml").write_text(textwrap.dedent(f"""
         default_provider = "local"
+        [ui]
+        images = "{images}"
         [providers.local]
         kind = "openai"
         base_url = "{server.openai_url}"
-        [ui]
-        images = "{images}"
+        default_model = "eyes"
+        [[providers.local.models]]
+        id = "eyes"
+        capabilities = ["text", "image"]
         """))  # fmt: skip
     center = Center.open(home)
     try:
@@ -216,6 +220,45 @@ def test_in_kitty_the_image_is_uploaded_once_then_drawn_as_placeholders_and_alt_
     assert small_id in deletions(switched) and gone == {}  # another dialog: the image is deleted from the terminal
     # the name next to it is outside text: cleaned, as everywhere
     assert b"pwned\x07" not in raw and b"\x1b]2;pwned" not in raw
+
+
+def test_a_png_pasted_into_the_composer_is_sent_and_its_picture_uploaded_to_kitty(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    """The way a user brings a screenshot in: its path pasted (as a terminal pastes a dropped file), sent to a
+    model that takes images, and the new message's picture drawn by the terminal."""
+    home = make_home(tmp_path, llm_server)
+    shot = tmp_path / "dropped shot.png"
+    shot.write_bytes(quadrants())
+    llm_server.queue(openai_stream(["Four quarters", " again. DONE"]))
+    terminal = start(home, TERM="xterm-kitty")
+    try:
+        terminal.wait_for("shot .png", 30)
+        terminal.pump(1.5)
+        first = set(uploads(bytes(terminal.raw)))
+        terminal.type(b"\x0e")  # ctrl+n: a new dialog
+        terminal.pump(1.0)
+        terminal.type(b"\x1b[200~" + str(shot).replace(" ", "\\ ").encode() + b"\x1b[201~")
+        terminal.wait_for("dropped shot.png", 30)
+        terminal.type(b"what is it?")
+        terminal.pump(0.3)
+        terminal.type(b"\r")
+        terminal.wait_for("DONE", 60)
+        terminal.pump(1.5)
+        shown = placeholder_screen(terminal)
+    finally:
+        terminal.close()
+    raw = bytes(terminal.raw)
+    new = {image_id: sent for image_id, sent in uploads(raw).items() if image_id not in first}
+    assert len(new) == 1, list(new)
+    ((image_id, (png, placement, end)),) = new.items()
+    assert png == kitty.scaled_png("x", quadrants(), PREVIEW_COLUMNS, PREVIEW_ROWS)[0]
+    assert (placement["c"], placement["r"]) == ("24", "6")
+    colour = f"38;2;{image_id >> 16};{(image_id >> 8) & 255};{image_id & 255}".encode()
+    assert end <= raw.index(colour)  # uploaded before any cell in the image's colour is drawn
+    assert {fg for _, fg in shown.values()} == {f"{image_id:06x}"} and len(shown) == 24 * 6
+    content = llm_server.requests[-1].json["messages"][-1]["content"]
+    assert any(part.get("type") == "image_url" for part in content)  # and the model got the picture
 
 
 def test_after_a_suspend_and_resume_the_image_is_sent_again(tmp_path: Path, llm_server: LLMServer) -> None:

@@ -24,6 +24,7 @@ import pytest
 GROUPS: dict[str, tuple[str, ...]] = {
     "terminal": (
         "tests/tui/platform/test_hostile_terminal.py",
+        "tests/tui/platform/test_kitty_graphics.py",
         "tests/tui/platform/test_terminal_gone.py",
         "tests/tui/main/test_leaving.py",
         "tests/tui/common/test_copying.py",
@@ -167,6 +168,7 @@ SLOW: tuple[str, ...] = (
     "tests/tui/mcp/test_screens_mcp.py::test_status_comes_from_a_real_server_and_restart_starts_it",
     "tests/tui/platform/test_hostile_terminal.py",
     "tests/tui/platform/test_idle_output.py",
+    "tests/tui/platform/test_kitty_graphics.py",
     "tests/tui/platform/test_output_stage.py::test_a_frame_with_nothing_changed_writes_nothing_and_a_one_cell_change_writes_little",
     "tests/tui/platform/test_output_stage.py::test_replayed_frames_leave_the_intended_screen_after_every_frame_with_fewer_bytes",
     "tests/tui/platform/test_seam.py::test_the_deny_list_is_made_from_the_installed_textual_and_rich",

@@ -27,9 +27,10 @@ from visindigo.tui.common.sanitize import clean, clean_line, cut
 from visindigo.tui.features import Features
 from visindigo.tui.main.keys import MainCommands
 from visindigo.tui.main.screen import MainScreen
+from visindigo.tui.platform import graphics
 from visindigo.tui.platform.terminal_driver import LeavingOnSignals
 from visindigo.tui.platform.themes import ReadableDim
-from visindigo.tui.start.options import AppOptions, configured_cursor_blink, configured_fps
+from visindigo.tui.start.options import AppOptions, configured_cursor_blink, configured_fps, configured_images
 from visindigo.tui.start.sequence import StartUp
 from visindigo.tui.start.store_check import StoreWatch
 from visindigo.tui.start.template_folder import TemplateFolder
@@ -72,6 +73,7 @@ class VisindigoApp(LeavingOnSignals, App[None]):
         self.start_up = StartUp(self, center, self.options, self.first_run)
         self.store_watch = StoreWatch(self, center, self._dialogs_changed)
         self.cursor_blink = configured_cursor_blink(center)
+        graphics.install(self, configured_images(center))  # kitty graphics or half blocks for attached images
         self.readable_dim = ReadableDim()
         self.start_up.notices += install_themes(self, center)
         keys = center.settings.get("keys")

@@ -317,6 +317,12 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         "the composer's keys: standard, or vim (normal, insert and visual modes; esc → normal mode)",
                         "standard",
                     ),
+                    "images": doc(
+                        {"type": "string", "enum": ["auto", "kitty", "cells"]},
+                        "attached images: auto (kitty graphics in kitty and Ghostty, else half-block cells), kitty, "
+                        "or cells",
+                        "auto",
+                    ),
                 },
             },
             "the screen",

@@ -116,7 +116,8 @@ def build_report(paths: Paths, *, offline: bool = False, ask_terminal: bool = Tr
         import asyncio  # here, not at the top: the command line imports this module on every start
 
         asyncio.run(_online(provider_lines, mcp_lines, providers, config, paths))
-    _terminal(report.section("terminal"), ask_terminal)
+    ui = config.data.get("ui")
+    _terminal(report.section("terminal"), ask_terminal, ui.get("images", "auto") if isinstance(ui, dict) else "auto")
     return report
 
 
@@ -270,8 +271,11 @@ async def _check_mcp(servers: list[MCPServer], paths: Paths) -> list[tuple[str, 
             names = [f.name for f in await manager.functions_for([server])]
             version = f", {status.server_version}" if status.server_version else ""
             lines.append(
-                (OK, f"{server.name} ({status.transport}{version}): started in {took:.1f} s, "
-                     f"{len(names)} tool(s): {', '.join(names) or 'none'}")
+                (
+                    OK,
+                    f"{server.name} ({status.transport}{version}): started in {took:.1f} s, "
+                    f"{len(names)} tool(s): {', '.join(names) or 'none'}",
+                )
             )
     finally:
         await manager.aclose()
@@ -281,8 +285,9 @@ async def _check_mcp(servers: list[MCPServer], paths: Paths) -> list[tuple[str, 
 # --- terminal -----------------------------------------------------------------------------------------------
 
 
-def _terminal(lines: list[tuple[str, str]], ask_terminal: bool) -> None:
+def _terminal(lines: list[tuple[str, str]], ask_terminal: bool, images: object = "auto") -> None:
     from visindigo.doctor_terminal import terminal_facts
+    from visindigo.tui.platform.graphics import choose
 
     facts = terminal_facts(ask_terminal=ask_terminal)
     lines.append((NOTE, f"TERM={facts.term}; colours: {facts.colours}; size {facts.size}"))
@@ -292,3 +297,4 @@ def _terminal(lines: list[tuple[str, str]], ask_terminal: bool) -> None:
     lines.append((NOTE, " · ".join(where)))
     for note in facts.copy_notes:
         lines.append((NOTE, note))
+    lines.append((NOTE, choose(images).describe()))

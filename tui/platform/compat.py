@@ -129,6 +129,7 @@ SHIMS: dict[str, Shim] = {
                 Private("rich.style:Style", "_ansi"),
             ),
         ),
+        Shim("graphics", "docs/upstream/terminal-write.md", fields_of(APP, "_driver")),
         Shim(
             "crash",
             "docs/upstream/crash-hook.md",

@@ -362,8 +362,16 @@ def stage_of(app: App[Any]) -> OutputStage:
     if stage is None:
         shown: Any = app
         stage = _stages[app] = OutputStage(color_system=shown.console._color_system or ColorSystem.TRUECOLOR)
-        app.app_resume_signal.subscribe(app, lambda _app: repaint_terminal(app))
+        app.app_resume_signal.subscribe(app, lambda _app: _resumed(app))
     return stage
+
+
+def _resumed(app: App[Any]) -> None:
+    """Back from a SIGTSTP (`kill -TSTP`, a shell's job control): Textual re-enters the alternate screen, which
+    a terminal shows empty, but draws nothing until something changes (its `App.suspend` refreshes; its signal
+    path does not) — so every cell is written now."""
+    repaint_terminal(app)
+    app.refresh()
 
 
 def repaint_terminal(app: App[Any]) -> None:

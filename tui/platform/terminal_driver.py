@@ -117,9 +117,11 @@ class SturdyLinuxDriver(LinuxDriver):
         """From the output thread: part of a frame was lost to a full terminal; the next frame repaints it all."""
 
         def repaint() -> None:
+            from visindigo.tui.platform.graphics import resend
             from visindigo.tui.platform.output_stage import repaint_terminal
 
             repaint_terminal(self._app)
+            resend(self._app)  # an image upload may have been cut too
             self._app.refresh()  # (a frame of every cell, now that the output stage forgot what was sent)
 
         with contextlib.suppress(RuntimeError):  # the loop is closed already: the app has left

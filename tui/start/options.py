@@ -54,3 +54,9 @@ def configured_cursor_blink(center: Center) -> bool:
     """`[ui] cursor_blink`, off unless chosen: a blinking cursor redraws its cell twice a second for as long as
     the app runs, which an SSH link carries while nothing else happens."""
     return _ui_settings(center).get("cursor_blink") is True
+
+
+def configured_images(center: Center) -> str:
+    """`[ui] images`: "auto" (the default, and what any other value means), "kitty" or "cells"."""
+    value = _ui_settings(center).get("images")
+    return value if value in ("kitty", "cells") else "auto"

@@ -27,7 +27,7 @@ from .conftest import documented_example, write
 POOL: list[Any] = [
     True, False, 0, 1, -1, 60, 61, 1000, 1001, 1023, 1024, 0.0, 0.4, 0.5, 2.0, 2.5, 60.0, 60.5,
     "", "x", "é", "openai", "anthropic", "scripted", "ask", "allow", "stdio", "text", "tools",
-    "read_only", "warning", "handshake", "vim",
+    "read_only", "warning", "handshake", "vim", "cells",
     "http://h", "https://a.b/v1", "http://", "no url", "OPENAI_API_KEY", "sk-not!", "ctrl+s",
     [], ["x"], [1], {}, {"id": "m"},
 ]  # fmt: skip

@@ -2,8 +2,7 @@
 background is the pixel below, so a cell — about twice as tall as it is wide — holds two square pixels.
 
 Every terminal with 24-bit colour shows it, inside tmux and over SSH, in `textual serve`'s browser page and in
-an SVG snapshot; the graphics protocols (kitty, iTerm2, sixel) would show more detail where they exist, but
-need the terminal asked before the app starts, and tmux between them passes none by default.
+an SVG snapshot. kitty and Ghostty are sent the image itself instead (`kitty`, chosen by `tui/platform/graphics`).
 """
 
 from __future__ import annotations

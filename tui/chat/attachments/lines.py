@@ -1,5 +1,6 @@
 """What a message shows of its attached files: a line per file (name, kind, size — the name cleaned), and a
-small picture under each image, drawn in half blocks (`cells`). `PictureScreen` shows one full size."""
+small picture under each image, drawn by the terminal where it can (`kitty`; `tui/platform/graphics.py`
+decides), else in half blocks (`cells`). `PictureScreen` shows one full size."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from textual.widgets import Static
 
 from visindigo.engine import Message
 from visindigo.engine.attachments import Attachment, AttachmentKind
+from visindigo.tui.chat.attachments import kitty
 from visindigo.tui.chat.attachments.cells import cached_cells, cell_size, image_cells
+from visindigo.tui.platform import graphics
 
 #: The picture in a message: small enough to keep the dialog readable at 80×24.
 PREVIEW_COLUMNS = 24
@@ -23,9 +26,12 @@ PREVIEW_ROWS = 6
 
 
 class Picture(Static):
-    """An attached image in half blocks, at most `columns` × `rows` cells, drawn in a thread: decoding a 4K
-    screenshot takes a few hundred milliseconds that the event loop must not wait for. Until then the picture's
-    place is kept blank, so the dialog does not move when it appears."""
+    """An attached image, at most `columns` × `rows` cells, made in a thread: decoding a 4K screenshot takes a few
+    hundred milliseconds that the event loop must not wait for. Until then the picture's place is kept blank,
+    so the dialog does not move when it appears.
+
+    On a terminal that shows kitty graphics the image is sent to it once (scaled, as a PNG) and the cells hold
+    its placeholders; the image is deleted from the terminal when the widget goes. Elsewhere: half blocks."""
 
     DEFAULT_CSS = """
     Picture {
@@ -35,7 +41,7 @@ class Picture(Static):
     """
 
     def __init__(self, attachment: Attachment, columns: int = PREVIEW_COLUMNS, rows: int = PREVIEW_ROWS) -> None:
-        drawn = cached_cells(attachment.sha256, columns, rows)
+        drawn = cached_cells(attachment.sha256, columns, rows)  # drawn before: shown at once (never in kitty mode)
         if drawn is None:
             width, height = cell_size(attachment.width, attachment.height, columns, rows)
             drawn = Content("\n".join(" " * width for _ in range(height)))
@@ -43,15 +49,48 @@ class Picture(Static):
         self.attachment = attachment
         self.columns = columns
         self.rows = rows
+        #: The id of the image this widget sent to the terminal (None: cells, or not sent yet).
+        self.image_id: int | None = None
 
     def on_mount(self) -> None:
+        images = graphics.images_for(self.app)
+        if images is not None:
+            self.run_worker(lambda: self._scale(images), thread=True, exit_on_error=False, group="picture")
+            return
         if cached_cells(self.attachment.sha256, self.columns, self.rows) is None:
             self.run_worker(self._draw, thread=True, exit_on_error=False, group="picture")
+
+    def on_unmount(self) -> None:
+        images = graphics.images_for(self.app)
+        if self.image_id is not None and images is not None:
+            images.hide(self.image_id, kitty.delete(self.image_id))
+        self.image_id = None
 
     def _draw(self) -> None:
         attachment = self.attachment
         drawn = image_cells(attachment.sha256, attachment.data, self.columns, self.rows)
         self.app.call_from_thread(self.update, drawn)
+
+    def _scale(self, images: graphics.TerminalImages) -> None:
+        attachment = self.attachment
+        try:
+            png, columns, rows = kitty.scaled_png(attachment.sha256, attachment.data, self.columns, self.rows)
+        except (OSError, ValueError):  # the half-block path says in one line why it cannot be drawn
+            self._draw()
+            return
+        self.app.call_from_thread(self._send, images, png, columns, rows)
+
+    def _send(self, images: graphics.TerminalImages, png: bytes, columns: int, rows: int) -> None:
+        """On the event loop's thread, between two frames: the upload goes out before the frame that first
+        draws its placeholders."""
+        if not self.is_mounted or self.image_id is not None:
+            return
+        image_id = images.new_id()
+        if not images.show(image_id, kitty.transmit(image_id, png, columns, rows)):
+            self.run_worker(self._draw, thread=True, exit_on_error=False, group="picture")
+            return
+        self.image_id = image_id
+        self.update(kitty.placeholder_cells(image_id, columns, rows))
 
 
 def attachment_widgets(message: Message) -> Iterator[Widget]:
@@ -67,7 +106,7 @@ def images_of(message: Message) -> list[Attachment]:
 
 
 class PictureScreen(ModalScreen[None]):
-    """One attached image as large as the screen allows (half blocks); esc or enter closes it."""
+    """One attached image as large as the screen allows; esc or enter closes it."""
 
     BINDINGS = [Binding("escape,enter,q", "dismiss", "Close")]
 

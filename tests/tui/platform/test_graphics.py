@@ -1,0 +1,108 @@
+"""Issue 26 item 18: which way images are drawn — decided from the environment and `[ui] images`, never by asking
+the terminal — what `visindigo doctor` says about it, and the app drawing cells wherever it cannot do better."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.tui.helpers import make_app
+from visindigo.engine.config import load_config
+from visindigo.engine.paths import resolve_paths
+from visindigo.tui.platform import graphics
+from visindigo.tui.platform.graphics import CELLS, KITTY, choose, tmux_passthrough
+
+KITTY_ENV = {"TERM": "xterm-kitty", "COLORTERM": "truecolor"}
+
+
+@pytest.mark.parametrize(
+    ("setting", "environ", "path", "why"),
+    [
+        ("auto", KITTY_ENV, KITTY, "kitty (TERM=xterm-kitty)"),
+        (
+            "auto",
+            {"TERM": "xterm-256color", "KITTY_WINDOW_ID": "3", "COLORTERM": "truecolor"},
+            KITTY,
+            "KITTY_WINDOW_ID",
+        ),
+        ("auto", {"TERM": "xterm-ghostty", "COLORTERM": "truecolor"}, KITTY, "Ghostty"),
+        ("auto", {"TERM": "xterm-256color", "TERM_PROGRAM": "ghostty", "COLORTERM": "24bit"}, KITTY, "Ghostty"),
+        # a program started from a kitty shell inherits KITTY_WINDOW_ID: its own TERM_PROGRAM tells it apart
+        (
+            "auto",
+            {"TERM": "xterm-256color", "KITTY_WINDOW_ID": "3", "TERM_PROGRAM": "vscode"},
+            CELLS,
+            "TERM=xterm-256color",
+        ),
+        ("auto", {**KITTY_ENV, "TMUX": "/tmp/tmux-0/default,1,0"}, CELLS, "inside tmux"),
+        ("auto", {**KITTY_ENV, "STY": "1.pts"}, CELLS, "inside screen"),
+        ("auto", {"TERM": "xterm-kitty"}, CELLS, "COLORTERM"),  # over SSH COLORTERM is often not passed on
+        ("auto", {**KITTY_ENV, "NO_COLOR": "1"}, CELLS, "NO_COLOR"),
+        (
+            "auto",
+            {"TERM": "wezterm", "TERM_PROGRAM": "WezTerm", "COLORTERM": "truecolor"},
+            CELLS,
+            "not a terminal known",
+        ),
+        ("auto", {"TERM": "xterm-256color", "COLORTERM": "truecolor"}, CELLS, "not a terminal known"),
+        ("auto", {}, CELLS, "TERM=(not set)"),
+        ("cells", KITTY_ENV, CELLS, '[ui] images = "cells"'),
+        ("kitty", {"TERM": "xterm-256color"}, KITTY, '[ui] images = "kitty"'),
+    ],
+)
+def test_the_choice_comes_from_the_environment_and_the_setting(
+    setting: str, environ: dict[str, str], path: str, why: str
+) -> None:
+    choice = choose(setting, environ)
+    assert choice.path == path and why in choice.why, choice
+    assert not choice.tmux
+
+
+def test_kitty_forced_inside_tmux_wraps_each_command_for_its_passthrough() -> None:
+    choice = choose("kitty", {"TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0"})
+    assert choice.path == KITTY and choice.tmux and "passthrough" in choice.why
+    two = "\x1b_Ga=t,i=1;QUJD\x1b\\\x1b_Ga=p,U=1,i=1,c=2,r=1\x1b\\"
+    assert tmux_passthrough(two) == (
+        "\x1bPtmux;\x1b\x1b_Ga=t,i=1;QUJD\x1b\x1b\\\x1b\\\x1bPtmux;\x1b\x1b_Ga=p,U=1,i=1,c=2,r=1\x1b\x1b\\\x1b\\"
+    )
+
+
+def test_the_setting_is_checked_like_every_other(tmp_path: Path) -> None:
+    paths = resolve_paths(config_path=tmp_path / "config.toml", data_dir=tmp_path / "data")
+    paths.config_file.write_text('[ui]\nimages = "cells"\n', encoding="utf-8")
+    config, problems = load_config(paths)
+    assert problems == [] and config.data["ui"] == {"images": "cells"}
+    paths.config_file.write_text('[ui]\nimages = "sixel"\n', encoding="utf-8")
+    config, problems = load_config(paths)
+    assert [p.key for p in problems] == ["ui.images"]
+    assert "images" not in config.data.get("ui", {})  # dropped: auto
+
+
+def test_doctor_says_which_way_images_are_drawn(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text('[ui]\nimages = "cells"\n', encoding="utf-8")
+    base = {"PATH": "/usr/bin:/bin", "VISINDIGO_HOME": str(home), "HOME": str(home)}
+
+    def doctor(**environ: str) -> str:
+        result = subprocess.run(
+            [sys.executable, "-m", "visindigo", "doctor", "--offline"],
+            capture_output=True, text=True, timeout=60, env={**base, **environ}, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        return next(line for line in result.stdout.splitlines() if "images:" in line)
+
+    assert doctor(**KITTY_ENV).endswith('images: half-block cells — [ui] images = "cells"')
+    (home / "config" / "config.toml").write_text("", encoding="utf-8")
+    assert "images: kitty graphics (Unicode placeholders) — kitty (TERM=xterm-kitty)" in doctor(**KITTY_ENV)
+    assert "images: half-block cells — inside tmux" in doctor(**KITTY_ENV, TMUX="/tmp/tmux-0/default,1,0")
+
+
+async def test_a_headless_app_draws_cells_even_when_kitty_is_chosen() -> None:
+    app = make_app()
+    graphics.install(app, "kitty")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert graphics.images_for(app) is None  # snapshots and Pilot tests keep their half blocks

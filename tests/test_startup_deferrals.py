@@ -48,6 +48,8 @@ DEFERRED = {
     "visindigo.tui.compare.flow": "comparisons: opened by a key",
     "visindigo.tui.compare.screen": "comparisons: opened by a key",
     "visindigo.tui.start.store_repair": "shown only while a damaged store is repaired",
+    # issue 23: the first frame <= 1.5x a bare Textual app's
+    "importlib.metadata": "compat reads Textual's version from its dist-info folder's name",
 }
 
 #: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).

@@ -50,6 +50,15 @@ DEFERRED = {
     "visindigo.tui.start.store_repair": "shown only while a damaged store is repaired",
     # issue 23: the first frame <= 1.5x a bare Textual app's
     "importlib.metadata": "compat reads Textual's version from its dist-info folder's name",
+    "visindigo.tui.main.context": "the context's flows and modals: made on first use",
+    "visindigo.tui.common.cursor_rows": "lists of the modals and the tree, none of them in the first frame",
+    "textual.widgets._data_table": "no table in the first frame (cursor_rows builds on it)",
+    "visindigo.tui.common.copying": "the clipboard tools: the first copy or save loads them",
+    "visindigo.tui.common.approval": "the approval modal: only a tool call asks",
+    "visindigo.engine.approval": "only a tool call asks",
+    "visindigo.tui.main.dialog_tree": "the sidebar's tree is made and mounted after the first frame",
+    "visindigo.tui.workbench.timeline": "the tree's labels: drawn with the tree, after the first frame",
+    "visindigo.engine.branch_titles": "the tree's branch titles: drawn with the tree, after the first frame",
 }
 
 #: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).

@@ -25,7 +25,6 @@ from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.chat.reasoning_drawer import ReasoningDrawer
 from visindigo.tui.chat.status_line import StatusLine
 from visindigo.tui.chat.vim import configured_keys
-from visindigo.tui.common.approval import approve
 from visindigo.tui.main import modals
 from visindigo.tui.main.modals import tell_refusals
 from visindigo.tui.main.panels import Panels
@@ -97,6 +96,8 @@ class Workspace(Screen[None]):
         self.workers.cancel_group(self, group)
 
     async def approve(self, request: ToolCallRequest) -> Approval:
+        from visindigo.tui.common.approval import approve  # (its modal: only a tool call asks)
+
         return await approve(self.app, request)
 
     def in_worker(self, flow: Coroutine[Any, Any, None], group: str = "modal") -> Worker[None]:

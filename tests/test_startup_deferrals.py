@@ -59,6 +59,8 @@ DEFERRED = {
     "visindigo.tui.main.dialog_tree": "the sidebar's tree is made and mounted after the first frame",
     "visindigo.tui.workbench.timeline": "the tree's labels: drawn with the tree, after the first frame",
     "visindigo.engine.branch_titles": "the tree's branch titles: drawn with the tree, after the first frame",
+    "visindigo.tui.chat.vim.keys": "the vim keys: only with `[ui] composer_keys = \"vim\"`",
+    "visindigo.tui.chat.vim.state": "the vim keys: only with `[ui] composer_keys = \"vim\"`",
 }
 
 #: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).

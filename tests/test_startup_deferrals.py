@@ -61,6 +61,12 @@ DEFERRED = {
     "visindigo.engine.branch_titles": "the tree's branch titles: drawn with the tree, after the first frame",
     "visindigo.tui.chat.vim.keys": "the vim keys: only with `[ui] composer_keys = \"vim\"`",
     "visindigo.tui.chat.vim.state": "the vim keys: only with `[ui] composer_keys = \"vim\"`",
+    "visindigo.ask_cli": "the subcommands' modules: only their command imports them",
+    "visindigo.usage_cli": "the subcommands' modules: only their command imports them",
+    "visindigo.dialogs_cli": "the subcommands' modules: only their command imports them",
+    "visindigo.config_cli": "the subcommands' modules: only their command imports them",
+    "visindigo.doctor": "the subcommands' modules: only their command imports them",
+    "csv": "usage's export: only `visindigo usage` needs it",
 }
 
 #: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).

@@ -67,6 +67,8 @@ DEFERRED = {
     "visindigo.config_cli": "the subcommands' modules: only their command imports them",
     "visindigo.doctor": "the subcommands' modules: only their command imports them",
     "csv": "usage's export: only `visindigo usage` needs it",
+    "visindigo.engine.context.compaction": "compaction, pins, the ledger: the meter needs only the fit check",
+    "visindigo.engine.context.totals": "a dialog's totals: shown in an answer's details",
 }
 
 #: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).

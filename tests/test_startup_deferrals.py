@@ -69,6 +69,7 @@ DEFERRED = {
     "csv": "usage's export: only `visindigo usage` needs it",
     "visindigo.engine.context.compaction": "compaction, pins, the ledger: the meter needs only the fit check",
     "visindigo.engine.context.totals": "a dialog's totals: shown in an answer's details",
+    "textual.widgets._footer": "the footer shows no key in the first frame: mounted just after it, in a row kept",
 }
 
 #: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).

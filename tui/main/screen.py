@@ -82,7 +82,7 @@ class MainScreen(Workspace):
         self.composer.chips.bind(self.workbench)
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
-        self.call_after_refresh(self._fill_sidebar)  # hundreds of dialogs: after the first frame
+        self.call_after_refresh(self._after_first_frame)
         self.set_interval(INBOX_CHECK, self._take_inbox, name="inbox")
         if self.services is not None:
             await self.services.main_screen_ready(self)
@@ -104,9 +104,11 @@ class MainScreen(Workspace):
         if taken:
             self.workbench.refresh_tree()
 
-    async def _fill_sidebar(self) -> None:
+    async def _after_first_frame(self) -> None:
+        """The tree (hundreds of dialogs) and the footer's keys, which the first frame shows empty."""
         self.workbench.refresh_tree()
         await self.sidebar.populate()  # draws the tree now, as the first thing after the first frame
+        await self.mount_footer()
 
     def now_showing(self, dialog: Dialog) -> None:
         """The pane shows `dialog` now; the meter asks for its model's window after this frame (the asking loads

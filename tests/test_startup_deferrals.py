@@ -70,6 +70,7 @@ DEFERRED = {
     "visindigo.engine.context.compaction": "compaction, pins, the ledger: the meter needs only the fit check",
     "visindigo.engine.context.totals": "a dialog's totals: shown in an answer's details",
     "textual.widgets._footer": "the footer shows no key in the first frame: mounted just after it, in a row kept",
+    "visindigo.engine.commands": "commands and their JSON Schema: a plugin or the demo makes them, after the frame",
 }
 
 #: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).

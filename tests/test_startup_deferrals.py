@@ -71,6 +71,8 @@ DEFERRED = {
     "visindigo.engine.context.totals": "a dialog's totals: shown in an answer's details",
     "textual.widgets._footer": "the footer shows no key in the first frame: mounted just after it, in a row kept",
     "visindigo.engine.commands": "commands and their JSON Schema: a plugin or the demo makes them, after the frame",
+    "visindigo.engine.context.prices": "an answer's cost: the first frame's dialog has no answer",
+    "visindigo.engine.context.usage": "an answer's usage: the first frame's dialog has no answer",
 }
 
 #: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).

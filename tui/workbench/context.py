@@ -4,7 +4,8 @@ ledger of a summary and what one answer used and cost.
 Everything here goes through `engine.context` (the fit check, `compact`, `move_out`, `pin`, `restore`,
 `answer_usage`, `answer_cost`); what the screens add is only how it is shown. A compaction is a branch, made as an
 edit is: registered with the Center, put in the tree, then shown by the screen. Compaction and the totals are
-imported by the first call that needs them: the meter, which the first frame shows, needs only the fit check.
+imported by the first call that needs them (so are the usage and price rules): the meter, which the first frame
+shows, needs only the fit check.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from visindigo.engine import Capability, Center, Dialog, Message, NoModelAvailable, Role
 from visindigo.engine.context.fit import Fit, check_fit
-from visindigo.engine.context.prices import answer_cost
-from visindigo.engine.context.usage import answer_usage
 from visindigo.engine.sanitize import clean_line
 from visindigo.tui.workbench.attachments import Pending, PendingFiles
 from visindigo.tui.workbench.refusal import Refused
@@ -261,6 +260,9 @@ class ContextWork:
 
     def answer_lines(self, dialog: Dialog, index: int) -> list[str]:
         """What the answer at `index` used and cost, one figure a line (for its details)."""
+        from visindigo.engine.context.prices import answer_cost
+        from visindigo.engine.context.usage import answer_usage
+
         message = dialog.message_at(index)
         usage = answer_usage(message)
         if usage is None:

@@ -256,9 +256,11 @@ def open_center(args: argparse.Namespace) -> Center:
 
 def run_app(args: argparse.Namespace) -> int:
     # Start-up makes objects that live as long as the app; scanning them for garbage was a tenth of the time
-    # to the first frame. The app collects once and resumes the collector after that frame (VisindigoApp).
+    # to the first frame. The app collects once and resumes the collector after that frame (VisindigoApp). The
+    # pause starts before the log is set up, which imports the engine.
     gc.disable()
     try:
+        start_log(args)
         return _run_app(args)
     finally:
         gc.enable()
@@ -417,11 +419,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("--fps must be between 0.5 and 60")
     if args.command not in (None, "chat", "serve"):
         return run_command(args)
-    start_log(args)
     if args.command == "serve":
+        start_log(args)
         return run_serve(args)
     try:
-        return run_plain(args) if plain_chosen(args) else run_app(args)
+        if plain_chosen(args):
+            start_log(args)
+            return run_plain(args)
+        return run_app(args)
     except Exception as error:
         return _fail(describe_failure(error, "").removeprefix("visindigo: "))
 

@@ -84,3 +84,17 @@ def test_the_usage_line_names_every_subcommand() -> None:
     commands = next(action for action in parser._actions if action.dest == "command")
     assert list(cli.COMMAND_NAMES) == list(commands.choices or {})
     assert "{" + ",".join(cli.COMMAND_NAMES) + "}" in parser.format_usage()
+
+
+def test_the_app_sets_up_its_log_with_the_garbage_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Setting up the log imports the engine; the app's start pauses the collector first (issue 23: start-up)."""
+    import gc
+
+    seen: list[bool] = []
+    monkeypatch.setattr(cli, "start_log", lambda args: seen.append(gc.isenabled()))
+    monkeypatch.setattr(cli, "plain_chosen", lambda args: False)
+    monkeypatch.setattr(cli, "_run_app", lambda args: 0)
+    assert gc.isenabled()
+    assert cli.main([]) == 0
+    assert seen == [False]
+    assert gc.isenabled()  # and resumed when the app is over

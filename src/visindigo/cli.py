@@ -17,17 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from visindigo import (
-    __version__,
-    ask_cli,
-    completion,
-    config_cli,
-    dialogs_cli,
-    doctor,
-    scores_cli,
-    tools_cli,
-    usage_cli,
-)
+from visindigo import __version__
 from visindigo.cli_output import say
 
 if TYPE_CHECKING:
@@ -135,6 +125,8 @@ def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentP
     if not commands:
         parser.set_defaults(command=None)
         return parser
+    from visindigo import ask_cli, completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
+
     subparsers = parser.add_subparsers(dest="command", metavar="{" + ",".join(COMMAND_NAMES) + "}")
     ask_cli.add_commands(subparsers)
     if only == "ask":
@@ -183,8 +175,12 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
             rest = argv
         if not rest:
             return args
+        from visindigo import ask_cli
+
         if rest[0] in ask_cli.COMMANDS:
             only = rest[0]
+    from visindigo import completion
+
     parser = build_parser(only=only)
     completion.complete_if_asked(parser)
     return parser.parse_args(argv)
@@ -260,9 +256,11 @@ def open_center(args: argparse.Namespace) -> Center:
 
 def run_app(args: argparse.Namespace) -> int:
     # Start-up makes objects that live as long as the app; scanning them for garbage was a tenth of the time
-    # to the first frame. The app collects once and resumes the collector after that frame (VisindigoApp).
+    # to the first frame. The app collects once and resumes the collector after that frame (VisindigoApp). The
+    # pause starts before the log is set up, which imports the engine.
     gc.disable()
     try:
+        start_log(args)
         return _run_app(args)
     finally:
         gc.enable()
@@ -419,6 +417,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(list(sys.argv[1:] if argv is None else argv))
     if args.fps is not None and not 0.5 <= args.fps <= 60:
         return _fail("--fps must be between 0.5 and 60")
+    if args.command not in (None, "chat", "serve"):
+        return run_command(args)
+    if args.command == "serve":
+        start_log(args)
+        return run_serve(args)
+    try:
+        if plain_chosen(args):
+            start_log(args)
+            return run_plain(args)
+        return run_app(args)
+    except Exception as error:
+        return _fail(describe_failure(error, "").removeprefix("visindigo: "))
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """A subcommand other than chat and serve; their modules are imported only here (not on the app's start)."""
+    from visindigo import ask_cli, completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
+
     if args.command == "completion":
         return completion.run(args)
     if args.command in (
@@ -437,8 +453,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     start_log(args)
     if args.command in ask_cli.COMMANDS:
         return run_ask(args)
-    if args.command == "serve":
-        return run_serve(args)
     if args.command in dialogs_cli.COMMANDS:
         return run_guarded(dialogs_cli.run, args)
     if args.command in scores_cli.COMMANDS:
@@ -449,15 +463,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_guarded(doctor.run, args)
     if args.command in tools_cli.COMMANDS:
         return run_guarded(tools_cli.run, args)
-    try:
-        return run_plain(args) if plain_chosen(args) else run_app(args)
-    except Exception as error:
-        return _fail(describe_failure(error, "").removeprefix("visindigo: "))
+    return _fail(f"no such command: {args.command}")
 
 
 def run_ask(args: argparse.Namespace) -> int:
     """`visindigo ask`, which writes its own output (cleaned, and on a terminal rendered: not through
     `cleaned_output`, which would strip the rendering); what escapes it is one line, never a traceback."""
+    from visindigo import ask_cli
+
     try:
         return ask_cli.run(args)
     except KeyboardInterrupt:  # before the run started, or a second ctrl+c while it was being stopped

@@ -10,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 from visindigo.engine import Event, Function, StreamBegan, StreamDelta, StreamReasoning
 from visindigo.engine import events as engine_events
 from visindigo.engine.approval import Approval
@@ -153,3 +155,27 @@ def test_only_the_run_side_writes_a_run_state() -> None:
         "run.streaming (line 2)",
         "run.text (line 3)",
     ]
+
+
+def test_a_run_event_without_fields_of_its_own_behaves_as_a_frozen_dataclass_of_its_own() -> None:
+    """RunStarted, TextArrived and Sent reuse RunEvent's generated methods (start-up: no six compiles each); they
+    still read, compare, hash, refuse changes and match as the frozen slotted dataclasses they were."""
+    import pickle
+
+    for cls in (news.RunStarted, news.TextArrived, news.Sent):
+        event = cls("d1")
+        assert repr(event) == f"{cls.__name__}(dialog_id='d1')"
+        assert event == cls("d1") and hash(event) == hash(cls("d1")) and event != cls("d2")
+        others = [other for other in (news.RunEvent, news.RunStarted, news.TextArrived, news.Sent) if other is not cls]
+        assert all(event != other("d1") for other in others)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            event.dialog_id = "d2"  # type: ignore[misc]
+        with pytest.raises((AttributeError, TypeError)):
+            event.other = 1  # type: ignore[attr-defined]
+        assert not hasattr(event, "__dict__")
+        assert [field.name for field in dataclasses.fields(event)] == ["dialog_id"]
+        assert dataclasses.replace(event, dialog_id="d3") == cls("d3")
+        assert pickle.loads(pickle.dumps(event)) == event
+        match event:
+            case cls(dialog_id):  # type: ignore[misc]
+                assert dialog_id == "d1"

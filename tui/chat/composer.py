@@ -10,7 +10,7 @@ as chips over the input (`attachments.chips`).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -23,9 +23,11 @@ from textual.widgets import Static, TextArea
 
 from visindigo.engine import Message
 from visindigo.tui.chat.attachments.chips import AttachmentChips
-from visindigo.tui.chat.vim import VimKeys
 from visindigo.tui.common.sanitize import clean
 from visindigo.tui.platform.text_area_cursor import drawn_cursor_style
+
+if TYPE_CHECKING:
+    from visindigo.tui.chat.vim.keys import VimKeys  # (loaded only with `composer_keys = "vim"`)
 
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
 
@@ -199,6 +201,8 @@ class Composer(Vertical):
             id="composer-input",
         )
         if keys == "vim":
+            from visindigo.tui.chat.vim.keys import VimKeys
+
             self.input.vim = VimKeys(self.input)
         self._mode = Static(Content(""), classes="mode")
         #: The files waiting to go with the next message (bound to a workbench by the screen).

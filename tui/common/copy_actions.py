@@ -2,7 +2,8 @@
 in a worker thread, with a notice saying which; a file as the fallback (alt+s).
 
 Shared by the message pane (its messages) and the main screen (the last answer, the last copy again); what was
-copied last is the workbench's, so "save the last copy" works whichever widget copied.
+copied last is the workbench's, so "save the last copy" works whichever widget copied. `copying` (its
+dataclasses, the clipboard tools) is imported on the first copy or save, not on the way to the first frame.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from pathlib import Path
 
 from textual.widget import Widget
 
-from visindigo.tui.common.copying import file_stem, save_text
 from visindigo.tui.workbench import Workbench
 
 
@@ -40,6 +40,8 @@ def save_copy(widget: Widget, workbench: Workbench, text: str, what: str, title:
     if widget.app.is_web:
         download_text(widget, text, what, title)
         return None
+    from visindigo.tui.common.copying import file_stem, save_text
+
     directories = [Path.cwd()]
     if workbench.center.paths is not None:
         directories.append(workbench.center.paths.data_dir / "clips")
@@ -54,6 +56,8 @@ def save_copy(widget: Widget, workbench: Workbench, text: str, what: str, title:
 
 def download_text(widget: Widget, text: str, what: str, title: str) -> None:
     import io
+
+    from visindigo.tui.common.copying import file_stem
 
     name = file_stem(title, what) + ".md"
     widget.app.deliver_text(io.StringIO(text), save_filename=name, open_method="download", mime_type="text/markdown")

@@ -8,7 +8,7 @@ there (or, when the server refused it, the branch — which keeps it as its last
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from textual import on
@@ -50,7 +50,6 @@ class Host(Protocol):
     composer: Composer
 
     def in_worker(self, flow: Coroutine[Any, Any, None], group: str = "modal") -> Worker[None]: ...
-    def call_after_refresh(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
     async def open_dialog(self, dialog: Dialog, *, focus_index: int | None = None) -> None: ...
 
 
@@ -200,15 +199,6 @@ class ContextActions:
     @property
     def workbench(self) -> Workbench:
         return self.screen.workbench
-
-    def learn_window(self, dialog: Dialog) -> None:
-        """Ask the dialog's server for its windows (once a session per provider) for the meter."""
-        if not self.workbench.context.window_wanted(dialog):
-            return
-        # after the frame it is shown in: asking loads the provider adapters, which the first frame does without
-        self.screen.call_after_refresh(
-            lambda: self.screen.in_worker(self.workbench.context.learn_window(dialog), group="window")
-        )
 
     # --- before sending, and after a refusal ------------------------------------------------------------------
 

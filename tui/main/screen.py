@@ -14,6 +14,7 @@ engine's `Center`, via the workbench.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on
@@ -27,8 +28,6 @@ from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.common.copy_actions import copy_last_answer, save_last_copy
 from visindigo.tui.common.messages import DialogsChanged, WorkbenchNews, listen
 from visindigo.tui.main import modals
-from visindigo.tui.main.context import ContextActions
-from visindigo.tui.main.dialog_tree import DialogTree
 from visindigo.tui.main.keys import BINDINGS, PALETTE, PaletteCommand, palette_commands
 from visindigo.tui.main.launchers import AppServices, Launchers
 from visindigo.tui.main.modals import tell_refusals
@@ -37,6 +36,9 @@ from visindigo.tui.workbench import events as news
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown  # (its module loads markdown_it: not on the way to the first frame)
+
+    from visindigo.tui.main.context import ContextActions
+    from visindigo.tui.main.dialog_tree import DialogTree  # (the sidebar makes it after the first frame)
 
 #: Seconds between looks at the store's inbox for dialogs `visindigo ask` wrote beside the app.
 INBOX_CHECK = 2.0
@@ -67,14 +69,20 @@ class MainScreen(Workspace):
         self.launch = Launchers(self, services)
         self._unsubscribe: Callable[[], None] = lambda: None
         self.pane.context_keys = True  # p pins, i shows an answer's figures, l a summary's ledger
-        self.context = ContextActions(self)
+
+    @cached_property
+    def context(self) -> ContextActions:
+        """The context's flows and their modals (`main.context`), made when first used, after the first frame."""
+        from visindigo.tui.main.context import ContextActions
+
+        return ContextActions(self)
 
     async def on_mount(self) -> None:
         self._unsubscribe = listen(self, self.workbench, news.RunStarted, news.RunEnded)
         self.composer.chips.bind(self.workbench)
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
-        self.call_after_refresh(self._fill_sidebar)  # hundreds of dialogs: after the first frame
+        self.call_after_refresh(self._after_first_frame)
         self.set_interval(INBOX_CHECK, self._take_inbox, name="inbox")
         if self.services is not None:
             await self.services.main_screen_ready(self)
@@ -96,14 +104,18 @@ class MainScreen(Workspace):
         if taken:
             self.workbench.refresh_tree()
 
-    async def _fill_sidebar(self) -> None:
+    async def _after_first_frame(self) -> None:
+        """The tree (hundreds of dialogs) and the footer's keys, which the first frame shows empty."""
         self.workbench.refresh_tree()
         await self.sidebar.populate()  # draws the tree now, as the first thing after the first frame
+        await self.mount_footer()
 
     def now_showing(self, dialog: Dialog) -> None:
-        """The pane shows `dialog` now; the context meter learns its model's window."""
+        """The pane shows `dialog` now; the meter asks for its model's window after this frame (the asking loads
+        the provider adapters, which the first frame does without)."""
         super().now_showing(dialog)
-        self.context.learn_window(dialog)
+        if (context := self.workbench.context).window_wanted(dialog):
+            self.call_after_refresh(lambda: self.in_worker(context.learn_window(dialog), group="window"))
 
     # --- what the widgets report ------------------------------------------------------------------------------
 
@@ -137,9 +149,8 @@ class MainScreen(Workspace):
     @on(MessagePane.ContextRequested)
     def _context_requested(self, event: MessagePane.ContextRequested) -> None:
         if event.pane is self.pane:
-            {"pin": self.context.pin, "details": self.context.details, "ledger": self.context.ledger}[event.what](
-                event.index
-            )
+            actions = self.context
+            {"pin": actions.pin, "details": actions.details, "ledger": actions.ledger}[event.what](event.index)
 
     @on(MessagePane.EditRequested)
     def _edit_requested(self, event: MessagePane.EditRequested) -> None:
@@ -170,15 +181,13 @@ class MainScreen(Workspace):
         event.stop()
         self.action_edit_last()
 
-    @on(DialogTree.OpenDialog)
-    async def _tree_open(self, event: DialogTree.OpenDialog) -> None:
+    async def on_dialog_tree_open_dialog(self, event: DialogTree.OpenDialog) -> None:
         focus = event.message_index if event.message_index >= 0 else None
         await self.open_dialog_id(event.dialog_id, focus_index=focus)
         if self.panels.close_sidebar_overlay():
             self.composer.input.focus()
 
-    @on(DialogTree.DeleteRequested)
-    def _tree_delete(self, event: DialogTree.DeleteRequested) -> None:
+    def on_dialog_tree_delete_requested(self, event: DialogTree.DeleteRequested) -> None:
         self.delete_dialog(event.dialog_id)
 
     def on_dialogs_changed(self, event: DialogsChanged) -> None:

@@ -8,6 +8,7 @@ search until the box is cleared.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -17,11 +18,12 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from visindigo.tui.common.messages import WorkbenchNews, listen
-from visindigo.tui.main.dialog_tree import DialogTree, SearchHit
 from visindigo.tui.workbench import Workbench
 from visindigo.tui.workbench import events as news
 from visindigo.tui.workbench.branches import TreeIndex
-from visindigo.tui.workbench.timeline import labels_by_dialog
+
+if TYPE_CHECKING:
+    from visindigo.tui.main.dialog_tree import DialogTree
 
 #: Seconds of quiet typing before a search runs.
 SEARCH_DELAY = 0.25
@@ -68,7 +70,7 @@ class Sidebar(Vertical):
         super().__init__(id=id)
         self.workbench = workbench
         self.search_input = Input(placeholder="/ search dialogs", id="dialog-search")
-        self.dialog_tree = DialogTree(id="dialog-tree")
+        self._tree: DialogTree | None = None
         self.hint = Static(Content(""), classes="hint")
         self._timer: Timer | None = None
         self._unsubscribe: Callable[[], None] = lambda: None
@@ -86,11 +88,25 @@ class Sidebar(Vertical):
     def compose(self) -> ComposeResult:
         return iter(())  # mounted after the screen's first frame: see `populate`
 
+    @property
+    def dialog_tree(self) -> DialogTree:
+        """The tree, made when first asked for (by `populate`): its module and the tree widget it builds on are
+        not loaded on the way to the first frame."""
+        if self._tree is None:
+            from visindigo.tui.main.dialog_tree import DialogTree
+
+            self._tree = DialogTree(id="dialog-tree")
+        return self._tree
+
+    @property
+    def tree_mounted(self) -> bool:
+        return self._tree is not None and self._tree.is_attached
+
     async def populate(self) -> None:
         """Mount the search box and the tree, and draw the workbench's tree index at once. The screen calls this
         once its first frame is on the terminal, so start-up does not wait for a widget that hundreds of dialogs
         will fill anyway."""
-        if not self.dialog_tree.is_attached:
+        if not self.tree_mounted:
             await self.mount_all([self.search_input, self.hint, self.dialog_tree])
         self.refresh_tree()
 
@@ -131,6 +147,8 @@ class Sidebar(Vertical):
         except Exception as error:  # a broken index must not break the screen; say what happened
             self.set_hint(f"search failed: {error}")
             return
+        from visindigo.tui.main.dialog_tree import SearchHit
+
         hits = [SearchHit(h.dialog_id, h.title, h.snippet, h.message_index) for h in found]
         self.dialog_tree.show_hits(hits)
         self.set_hint(f"{len(hits)} found · esc clears" if hits else "nothing found · esc clears")
@@ -139,7 +157,7 @@ class Sidebar(Vertical):
 
     def refresh_tree(self, select_id: str = "") -> None:
         """Show the workbench's tree index (or re-run the search that is showing)."""
-        if not self.dialog_tree.is_attached:
+        if not self.tree_mounted:
             return
         if self.query_text:
             self._drawn = None
@@ -149,13 +167,15 @@ class Sidebar(Vertical):
         if self._drawn is not None and drawn[0] is self._drawn[0] and drawn[1] == self._drawn[1]:
             return
         self._drawn = drawn
+        from visindigo.tui.workbench.timeline import labels_by_dialog
+
         running = set(self.workbench.runs.running_ids())
         self.dialog_tree.labels = labels_by_dialog(self.workbench.family(self.workbench.shown))
         self.dialog_tree.rebuild(*drawn, running)
 
     def mark(self, *dialog_ids: str) -> None:
         """Update the labels of these dialogs (running mark, current in bold) without rebuilding the tree."""
-        if self.query_text or not self.dialog_tree.is_attached:
+        if self.query_text or not self.tree_mounted:
             return
         running = set(self.workbench.runs.running_ids())
         shown = self.workbench.shown.id
@@ -172,7 +192,7 @@ class Sidebar(Vertical):
                 if previous is not None:
                     self.mark(previous.id)
                 self.mark(dialog.id)
-                node = self.dialog_tree.node_for(dialog.id)
+                node = self.dialog_tree.node_for(dialog.id) if self.tree_mounted else None
                 if node is not None:
                     self.dialog_tree.move_cursor(node)
             case news.RunStarted(dialog_id=dialog_id) | news.RunEnded(dialog_id=dialog_id):

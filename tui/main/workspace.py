@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Static
 from textual.worker import Worker
 
 from visindigo.engine import Center, Dialog, Message
@@ -25,7 +25,6 @@ from visindigo.tui.chat.message_pane import MessagePane
 from visindigo.tui.chat.reasoning_drawer import ReasoningDrawer
 from visindigo.tui.chat.status_line import StatusLine
 from visindigo.tui.chat.vim import configured_keys
-from visindigo.tui.common.approval import approve
 from visindigo.tui.main import modals
 from visindigo.tui.main.modals import tell_refusals
 from visindigo.tui.main.panels import Panels
@@ -81,7 +80,16 @@ class Workspace(Screen[None]):
                 yield self.composer
             yield self.drawer
         yield self.status_line
-        yield Footer(compact=True, show_command_palette=True)
+        yield Static(id="footer-room")  # the footer's row, empty as the footer is in the first frame
+
+    async def mount_footer(self) -> None:
+        """The key footer, in the row kept for it. It shows no key in the first frame (its keys come with a later
+        refresh), so it is mounted after that frame: its module and its CSS are not on the way there."""
+        from textual.widgets import Footer
+
+        with self.app.batch_update():
+            await self.query_one("#footer-room").remove()
+            await self.mount(Footer(compact=True, show_command_palette=True))
 
     def refresh_tree(self, select_id: str = "") -> None:
         """Rebuild the tree index from the Center (the sidebar redraws itself)."""
@@ -97,6 +105,8 @@ class Workspace(Screen[None]):
         self.workers.cancel_group(self, group)
 
     async def approve(self, request: ToolCallRequest) -> Approval:
+        from visindigo.tui.common.approval import approve  # (its modal: only a tool call asks)
+
         return await approve(self.app, request)
 
     def in_worker(self, flow: Coroutine[Any, Any, None], group: str = "modal") -> Worker[None]:

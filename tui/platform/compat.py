@@ -8,17 +8,21 @@ series (pyproject.toml pins it), every private it uses present, and every functi
 the same parameters (`inspect.signature`, annotations left out). Otherwise the shim stays off — Textual's own
 path — and the app's log says so in one line.
 
-This module only reads: it imports Textual when asked, and patches nothing.
+This module only reads: it imports Textual when asked, and patches nothing. It runs on the way to the first
+frame, so it reads Textual's version from the name of its `.dist-info` folder (`importlib.metadata` and its
+email parser cost more than the whole check) and a function's constants rather than its source (`inspect`'s
+source reader loads the tokenizer).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-import importlib.metadata
 import inspect
 import logging
-from collections.abc import Iterable
+import os
+import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,9 +175,33 @@ _series_checked: list[str | None] = []
 
 
 def textual_version() -> str:
-    """The installed Textual's version ("" if its metadata cannot be read)."""
+    """The installed Textual's version ("" if its metadata cannot be read): the one beside the imported package
+    (`textual-8.2.8.dist-info`), else what `importlib.metadata` finds (an egg, a zip, two versions side by side)."""
+    return dist_info_version("textual") or _metadata_version("textual")
+
+
+def dist_info_version(name: str) -> str:
+    """The version in the name of the one `<name>-<version>.dist-info` folder beside the imported package `name`,
+    or "" (not imported from a folder, no such folder, or more than one)."""
+    module = sys.modules.get(name) or importlib.import_module(name)
+    package: str | None = getattr(module, "__file__", None)
+    if not package:
+        return ""
+    folder = os.path.dirname(os.path.dirname(package))
     try:
-        return importlib.metadata.version("textual")
+        names = [entry for entry in os.listdir(folder) if entry.startswith(name + "-") and entry.endswith(".dist-info")]
+    except OSError:
+        return ""
+    if len(names) != 1:
+        return ""
+    return names[0][len(name) + 1 : -len(".dist-info")]
+
+
+def _metadata_version(name: str) -> str:
+    import importlib.metadata
+
+    try:
+        return str(importlib.metadata.version(name))
     except importlib.metadata.PackageNotFoundError:
         return ""
 
@@ -237,14 +265,23 @@ def problem(uses: Iterable[Private], instance: object | None = None) -> str | No
             if now != private.parameters:
                 return f"{private.owner}.{private.name} takes {now}, checked with {private.parameters}"
         if private.mentions:
-            try:
-                source = inspect.getsource(found)
-            except (OSError, TypeError):
-                source = ""
+            used = set(_code_strings(getattr(found, "__code__", None)))
             for name in private.mentions:
-                if name not in source:
+                if name.strip("\"'") not in used:
                     return f"{private.owner}.{private.name} no longer uses {name}"
     return None
+
+
+def _code_strings(code: Any) -> Iterator[str]:
+    """The string constants and names a function's code uses, nested functions' included."""
+    if code is None:
+        return
+    yield from code.co_names
+    for constant in code.co_consts:
+        if isinstance(constant, str):
+            yield constant
+        elif hasattr(constant, "co_consts"):
+            yield from _code_strings(constant)
 
 
 @functools.cache

@@ -3,7 +3,9 @@ ledger of a summary and what one answer used and cost.
 
 Everything here goes through `engine.context` (the fit check, `compact`, `move_out`, `pin`, `restore`,
 `answer_usage`, `answer_cost`); what the screens add is only how it is shown. A compaction is a branch, made as an
-edit is: registered with the Center, put in the tree, then shown by the screen.
+edit is: registered with the Center, put in the tree, then shown by the screen. Compaction and the totals are
+imported by the first call that needs them (so are the usage and price rules): the meter, which the first frame
+shows, needs only the fit check.
 """
 
 from __future__ import annotations
@@ -14,26 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from visindigo.engine import Capability, Center, Dialog, Message, NoModelAvailable, Role
-from visindigo.engine.context.compaction import (
-    CompactionError,
-    compact,
-    compact_if_due,
-    find_in_parent,
-    is_pinned,
-    ledger_of,
-    move_out,
-    pin,
-    restore,
-)
 from visindigo.engine.context.fit import Fit, check_fit
-from visindigo.engine.context.prices import answer_cost
-from visindigo.engine.context.totals import Totals, dialog_totals, family_totals
-from visindigo.engine.context.usage import answer_usage
 from visindigo.engine.sanitize import clean_line
 from visindigo.tui.workbench.attachments import Pending, PendingFiles
 from visindigo.tui.workbench.refusal import Refused
 
 if TYPE_CHECKING:
+    from visindigo.engine.context.totals import Totals
     from visindigo.engine.events import Event
 
 log = logging.getLogger(__name__)
@@ -201,6 +190,8 @@ class ContextWork:
     async def compact(self, dialog: Dialog, *, moved: bool = False) -> Dialog:
         """A compacted branch of `dialog` (a summary, or with `moved` the oldest turns simply moved out), in the
         tree and not shown yet. Raises `Refused` with the reason when it cannot be made."""
+        from visindigo.engine.context.compaction import CompactionError, compact, move_out
+
         self.workbench.refuse_while_running(dialog)
         if not self.workbench.is_registered(dialog):  # a dialog not saved yet: its branch needs it in the tree
             self.workbench.center.add_dialog(dialog)
@@ -218,6 +209,8 @@ class ContextWork:
         (in the tree, not shown yet) or None, and one line for the user — why it was not made, or "".
 
         What the user attached for the question (files, resources) moves to the branch with it."""
+        from visindigo.engine.context.compaction import CompactionError, compact_if_due
+
         try:
             branch = await compact_if_due(self.workbench.center, dialog, draft, models=models)
         except CompactionError as error:  # nothing to gain: said once, not retried at every send
@@ -236,6 +229,8 @@ class ContextWork:
 
     def toggle_pin(self, dialog: Dialog, index: int) -> bool:
         """Pin the message at `index` (or unpin it); returns whether it is pinned now."""
+        from visindigo.engine.context.compaction import is_pinned, pin
+
         message = dialog.message_at(index)
         pinned = not is_pinned(message)
         pin(dialog, index, pinned)
@@ -245,10 +240,14 @@ class ContextWork:
         return pinned
 
     def find_replaced(self, branch: Dialog, position: int) -> tuple[Dialog, int] | None:
+        from visindigo.engine.context.compaction import find_in_parent
+
         return find_in_parent(self.workbench.center, branch, position)
 
     def put_back(self, branch: Dialog, position: int) -> int:
         """Put the replaced message at the parent's `position` back into `branch`; its index there."""
+        from visindigo.engine.context.compaction import CompactionError, restore
+
         self.workbench.refuse_while_running(branch)
         try:
             index = restore(self.workbench.center, branch, position)
@@ -261,6 +260,9 @@ class ContextWork:
 
     def answer_lines(self, dialog: Dialog, index: int) -> list[str]:
         """What the answer at `index` used and cost, one figure a line (for its details)."""
+        from visindigo.engine.context.prices import answer_cost
+        from visindigo.engine.context.usage import answer_usage
+
         message = dialog.message_at(index)
         usage = answer_usage(message)
         if usage is None:
@@ -289,6 +291,8 @@ class ContextWork:
     def totals_lines(self, dialog: Dialog) -> list[str]:
         """The totals of `dialog` and of its branch family (its root and every branch from it), each answer once:
         a branch holds copies of its parent's answers, which the family's total does not count again."""
+        from visindigo.engine.context.totals import dialog_totals, family_totals
+
         center = self.workbench.center
         own = dialog_totals(center, dialog)
         lines = [f"this dialog: {totals_text(own)}"]
@@ -315,6 +319,8 @@ def totals_text(totals: Totals) -> str:
 
 def context_marks(message: Message) -> list[str]:
     """The marks a message's meta line shows: pinned, or a summary with how many messages it replaced."""
+    from visindigo.engine.context.compaction import is_pinned, ledger_of
+
     marks = []
     if is_pinned(message):
         marks.append("pinned")

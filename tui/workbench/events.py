@@ -8,7 +8,10 @@ workbench's own events are only what the engine has no word for: a run starting 
 (`TextArrived`), and the user's working state (`ShownChanged`, `TreeChanged`, `AttachmentsChanged`).
 
 Plain frozen dataclasses (no Textual): a widget that listens wraps each one in a Textual message to itself
-(`tui.common.messages.WorkbenchNews`), so it handles them in order in its own message queue.
+(`tui.common.messages.WorkbenchNews`), so it handles them in order in its own message queue. A run event with no
+field of its own (`RunStarted`, `TextArrived`, `Sent`) is a plain subclass of `RunEvent` with empty slots: it
+uses the base's generated methods, which name the subclass (`RunStarted(dialog_id='d1')`, equal only to a
+`RunStarted`); the decorator would compile the same six again for each, on the way to the first frame.
 
 Streamed text is not carried in events: the run holds it (`engine.StreamText`, handed out with `StreamBegan`
 and kept in the run's `RunState.text`), and `TextArrived` only says more of it is there; each listener
@@ -32,9 +35,10 @@ class RunEvent:
     dialog_id: str
 
 
-@dataclass(frozen=True, slots=True)
 class RunStarted(RunEvent):
     """A run began (the driver is about to ask the provider)."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,10 +54,11 @@ class EngineEvent(RunEvent):
     round: int = 0
 
 
-@dataclass(frozen=True, slots=True)
 class TextArrived(RunEvent):
     """More answer or reasoning text is in the run's `StreamText` (`RunState.text`); carries no text. Reported
     for every delta: each listener coalesces them (`tui.common.messages.listen`)."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +70,11 @@ class RunEnded(RunEvent):
     error: str = ""
 
 
-@dataclass(frozen=True, slots=True)
 class Sent(RunEvent):
     """The user sent something to the dialog (its messages were announced with `MessageAppended` just before):
     a pane showing it goes back to the bottom and drops the last run's notice."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,6 @@ import time
 from dataclasses import dataclass
 
 from visindigo.engine import Capability, Center, Dialog, Message, NoModelAvailable, Provider
-from visindigo.engine.context.prices import answer_cost
-from visindigo.engine.context.usage import answer_usage, tokens_in
 from visindigo.engine.parameters import summary as parameters_summary
 from visindigo.tui.workbench.context import Meter
 from visindigo.tui.workbench.events import EngineEvent, RunEnded, RunEvent, RunStarted
@@ -70,6 +68,8 @@ class UsageTally:
             seen, totals = 0, Usage()
         input_tokens, output_tokens, estimated = totals.input_tokens, totals.output_tokens, totals.estimated
         cached, cost, unknown = totals.cached_tokens, totals.cost, totals.cost_unknown
+        if seen < count:  # (the usage and price rules load with the first message: the first frame has none)
+            from visindigo.engine.context.usage import tokens_in
         for index in range(seen, count):
             message = dialog.message_at(index)
             usage = message.meta.get("usage")
@@ -87,6 +87,9 @@ class UsageTally:
 
 def _cost(center: Center | None, message: Message) -> float | None:
     """One answer's cost in dollars (None: unknown), by the engine's rule (`engine.context.prices`)."""
+    from visindigo.engine.context.prices import answer_cost
+    from visindigo.engine.context.usage import answer_usage
+
     usage = answer_usage(message)
     if usage is None or center is None:
         return None if usage is not None else 0.0

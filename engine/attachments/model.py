@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 from dataclasses import field
 from enum import StrEnum
 from typing import Any
@@ -106,6 +105,8 @@ class Attachment:
 
     def __post_init__(self) -> None:
         if not self.sha256:
+            import hashlib  # (OpenSSL's bindings: ~12 M instructions; the first frame makes no attachment)
+
             object.__setattr__(self, "sha256", hashlib.sha256(self.data).hexdigest())
 
     @property

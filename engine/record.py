@@ -45,9 +45,9 @@ def _repr(self: object) -> str:
     return f"{type(self).__qualname__}({shown})"
 
 
-def _eq(self: object, other: object) -> bool:
+def _eq(self: object, other: object) -> object:
     if other.__class__ is not self.__class__:
-        return NotImplemented  # type: ignore[no-any-return]
+        return NotImplemented
     names = _names(type(self), _COMPARE, lambda field: field.compare)
     return bool(tuple(getattr(self, name) for name in names) == tuple(getattr(other, name) for name in names))
 
@@ -60,12 +60,12 @@ def _hash(self: object) -> int:
 def _finish(cls: type[_T], frozen: bool) -> type[_T]:
     own = cls.__dict__
     if "__repr__" not in own:
-        cls.__repr__ = _repr  # type: ignore[method-assign]
+        setattr(cls, "__repr__", _repr)  # noqa: B010 (a method set on the class: mypy rejects the assignment)
     explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
     if "__eq__" not in own:
-        cls.__eq__ = _eq  # type: ignore[method-assign]
+        setattr(cls, "__eq__", _eq)  # noqa: B010
     if not explicit_hash:
-        cls.__hash__ = _hash if frozen else None  # type: ignore[assignment]
+        setattr(cls, "__hash__", _hash if frozen else None)  # noqa: B010
     return cls
 
 

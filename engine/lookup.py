@@ -8,8 +8,10 @@ graph free of cycles (a test checks it). The summaries the store lists for the d
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol
+
+from .record import record
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from .skill import Skill
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DialogSummary:
     """What the dialog tree needs to list a dialog without loading its messages."""
 
@@ -38,7 +40,7 @@ class DialogSummary:
     message_count: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SearchHit:
     """A dialog that matches a search: the best matching message and a snippet of it.
 

@@ -7,8 +7,10 @@ server is started, so a secret in the environment never lands in a dialog or an 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
+
+from .record import record
 
 Transport = Literal["stdio", "http", "sse"]
 ApprovalPolicy = Literal["ask", "read_only", "allow"]
@@ -23,7 +25,7 @@ KNOWN_KEYS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MCPServer:
     """How to reach one MCP server.
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import IntEnum
 from typing import Any
 
 from .attachments.errors import AttachmentError
 from .attachments.model import Attachment
+from .record import record
 
 
 class Role(IntEnum):
@@ -48,7 +49,7 @@ class Role(IntEnum):
         return None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Image:
     """An image attached to a user message, kept as base64 so a dialog stays one JSON document."""
 
@@ -66,7 +67,7 @@ class Image:
         return cls(mime_type=str(data.get("mime_type", "image/png")), data=str(data.get("data", "")))
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Message:
     """A message as the spec defines it, plus what a workstation keeps with it.
 

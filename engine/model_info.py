@@ -6,13 +6,14 @@ providers that hold them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .capability import Capability
+from .record import record
 
 
-@dataclass
+@record
 class ModelInfo:
     """One model of a provider. Most endpoints do not report capabilities; the config fills them in."""
 

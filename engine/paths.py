@@ -9,10 +9,11 @@ how every test keeps away from the real home directory. Nothing here touches the
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
+
+from .record import record
 
 APP_NAME = "visindigo"
 HOME_ENV = "VISINDIGO_HOME"
@@ -22,7 +23,7 @@ DB_FILE_NAME = "dialogs.sqlite3"
 LOCK_FILE_NAME = "visindigo.lock"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Paths:
     """The files of one Visindigo installation; the credentials file sits beside the config file."""
 

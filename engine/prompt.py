@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from .message import Message, Role
+from .record import record
 
 if TYPE_CHECKING:
     from .templates.fields import TemplateField
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 PLACEHOLDER = re.compile(r"\{\{\s*([^\W\d][\w.-]*)\s*\}\}")
 
 
-@dataclass
+@record
 class Prompt:
     name: str = ""
     content: str = ""

@@ -6,11 +6,12 @@ no message at all, it is part of who the assistant is in every request of the di
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from .record import record
 
-@dataclass(frozen=True, slots=True)
+
+@record(frozen=True, slots=True)
 class Skill:
     name: str
     content: str

@@ -73,6 +73,8 @@ DEFERRED = {
     "visindigo.engine.commands": "commands and their JSON Schema: a plugin or the demo makes them, after the frame",
     "visindigo.engine.context.prices": "an answer's cost: the first frame's dialog has no answer",
     "visindigo.engine.context.usage": "an answer's usage: the first frame's dialog has no answer",
+    "hashlib": "OpenSSL's bindings: an attachment's digest is taken when one is made, never for the first frame",
+    "secrets": "an image's random id (with hmac): the first frame shows no image",
 }
 
 #: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).

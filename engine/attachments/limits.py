@@ -18,8 +18,9 @@ with smaller ones is set with the provider settings `image_long_side` and `image
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ..record import record
 
 if TYPE_CHECKING:
     from ..message import Message
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ImageLimits:
     """The largest image a provider takes: pixels of the long side, and bytes of the encoded file."""
 

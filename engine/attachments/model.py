@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import Any
 
+from ..record import record
 from ..sanitize import clean_line
 from .errors import AttachmentError
 
@@ -81,7 +81,7 @@ def human_size(size: int) -> str:
     return f"{value:.1f} TB"  # pragma: no cover - the loop always returns
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Attachment:
     """A file attached to a user message.
 
@@ -105,6 +105,8 @@ class Attachment:
 
     def __post_init__(self) -> None:
         if not self.sha256:
+            import hashlib  # (OpenSSL's bindings: ~12 M instructions; the first frame makes no attachment)
+
             object.__setattr__(self, "sha256", hashlib.sha256(self.data).hexdigest())
 
     @property

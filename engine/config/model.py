@@ -7,13 +7,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ..capability import Capability
 from ..mcp_server import MCPServer
 from ..provider import ModelInfo, Provider
+from ..record import record
 from ..skill import Skill
 from .problems import ConfigProblem
 
@@ -37,7 +38,7 @@ class Credentials:
         return provider_id in self._keys
 
 
-@dataclass
+@record
 class Config:
     """Everything config.toml (and credentials.toml) say, as far as it is valid."""
 

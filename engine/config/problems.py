@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ..record import record
 
 if TYPE_CHECKING:
     import jsonschema
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ConfigProblem:
     """One problem found in a config file; `str()` is the message for the user."""
 

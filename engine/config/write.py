@@ -11,13 +11,14 @@ there.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ..mcp_server import MCPServer
 from ..paths import Paths
 from ..provider import ModelInfo, Provider
+from ..record import record
 from ..skill import Skill
 from .files import CONFIG_HEADER, CREDENTIALS_HEADER, read_for_update, write_toml
 from .problems import ConfigError
@@ -244,7 +245,7 @@ def remove_mcp_server(paths: Paths, name: str) -> bool:
     return _remove_entry(paths, "mcp_servers", name)
 
 
-@dataclass
+@record
 class ImportedServers:
     """What `import_mcp_servers` did: servers added, and those skipped because the name existed."""
 

@@ -19,10 +19,11 @@ import asyncio
 import json
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ..message import Message
+from ..record import record
 
 if TYPE_CHECKING:
     from ..model_info import ModelInfo
@@ -40,7 +41,7 @@ MESSAGE_OVERHEAD = 4
 MessageKey = tuple[int, str, str, str, str, int]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RequestSize:
     """A request's size in tokens; `approximate` when some part is an estimate; `source` says what counted it."""
 
@@ -76,7 +77,7 @@ def _bytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass")) if not text.isascii() else len(text)
 
 
-@dataclass
+@record
 class _Anchor:
     """The last request of one dialog whose size the server reported."""
 
@@ -85,7 +86,7 @@ class _Anchor:
     tokens: int
 
 
-@dataclass
+@record
 class Counter:
     """Token counts of one model's requests: per-message figures and per-dialog anchors."""
 

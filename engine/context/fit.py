@@ -8,13 +8,13 @@ cache of `counting`; `check_fit_exactly` first asks the server's tokenizer for w
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..capability import Capability
 from ..message import Message, Role
 from ..model_window import window
 from ..provider import NoModelAvailable
+from ..record import record
 from .counting import RequestSize, counter_for
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ DEFAULT_ANSWER_ROOM = 1024
 FITS, TIGHT, OVER, UNKNOWN = "fits", "tight", "over", "unknown"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Fit:
     """The next request against the window.
 
@@ -59,7 +59,7 @@ class Fit:
         return self.status in (FITS, TIGHT, UNKNOWN)
 
 
-@dataclass
+@record
 class Parts:
     """What the next request of a dialog would send (as far as known without starting MCP servers)."""
 

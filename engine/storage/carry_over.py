@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
+
+from ..record import record
 
 if TYPE_CHECKING:
     from ..dialog import Dialog
@@ -25,7 +27,7 @@ _PICK_COLUMNS = (
 )
 
 
-@dataclass
+@record
 class ChangeLog:
     """What was written while a repair copied: the dialogs touched (created, changed or deleted), the picks
     recorded, and the dialogs whose write failed on the damaged file and that only memory holds now."""

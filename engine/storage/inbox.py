@@ -30,13 +30,13 @@ import os
 import sqlite3
 import time
 from collections.abc import Container
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..atomic import write_text_atomic
 from ..dialog import Dialog
 from ..lookup import DialogSummary
+from ..record import record
 from ..sanitize import clean_line
 from .errors import StoreError
 
@@ -59,7 +59,7 @@ class InboxFileError(Exception):
     """An inbox file that cannot be read; the message says why."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Entry:
     """One readable inbox file: the dialog it holds and what the writer started from."""
 

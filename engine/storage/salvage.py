@@ -13,10 +13,11 @@ import contextlib
 import logging
 import sqlite3
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..record import record
 from .schema import INDEXED_CHARACTERS
 
 log = logging.getLogger(__name__)
@@ -89,7 +90,7 @@ def integrity_problem(conn: sqlite3.Connection) -> str | None:
     return str(found[0])
 
 
-@dataclass
+@record
 class Salvage:
     """What a salvage copied and what it could not read."""
 

@@ -9,13 +9,14 @@ Append new steps at the end; never edit one that has shipped.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+
+from ..record import record
 
 #: "VISI" in ASCII: written into the database header so another program's SQLite file is recognised.
 APPLICATION_ID = 0x56495349
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Migration:
     version: int
     name: str

@@ -16,10 +16,10 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ..message import Role
+from ..record import record
 from .errors import StoreError
 from .rows import make_title
 
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 CHECKPOINT_INTERVAL = 1.0
 
 
-@dataclass
+@record
 class _Stream:
     """The reply being received: where it will go and how much of it is on disk."""
 

@@ -215,8 +215,7 @@ class Composer(Vertical):
         self._saved_draft = ""
 
     def compose(self) -> ComposeResult:
-        yield self._mode
-        yield self.chips
+        yield self.chips  # (the mode line, hidden until an edit or a template, is mounted then: see `_begin`)
         yield self.input
 
     @property
@@ -242,6 +241,8 @@ class Composer(Vertical):
         self.input.load_text(text)
         self.input.move_cursor(self.input.document.end)
         self._mode.update(Content(mode))
+        if self._mode.parent is None:
+            self.mount(self._mode, before=self.chips)
         self.add_class(css_class)
         self.input.focus()
 

@@ -244,7 +244,7 @@ class MessageList(WindowedViews):
         if waiting is not None:
             await self.mount(view, before=waiting)
         else:
-            await self.mount(view, before=self._later)
+            await self.mount(view, before=await self._end_marker())
         await self._trim()
 
     def _apply_alternatives(self, view: MessageView) -> None:
@@ -262,7 +262,7 @@ class MessageList(WindowedViews):
         if not self._window.reaches_end:  # the reader is elsewhere in a long dialog: End shows the stream
             return
         view = _message_view()(Message(Role.ASSISTANT, ""), None, streaming=True)
-        await self.mount(view, before=self._later)
+        await self.mount(view, before=await self._end_marker())
         if not view.start_stream():  # the list is going away (its screen closed as the stream opened)
             return
         self._stream_view = view
@@ -324,7 +324,7 @@ class MessageList(WindowedViews):
         view = _message_view()(Message(Role.TOOL, "", tool_call_id=call_id, name=function_id), None)
         view.prepare(name=function_id, arguments=arguments, running=True)
         if self._window.reaches_end:
-            await self.mount(view, before=self._later)
+            await self.mount(view, before=await self._end_marker())
 
     async def tool_progressed(self, call_id: str, text: str) -> None:
         for view in self.views:

@@ -151,7 +151,9 @@ class WindowedViews(VerticalScroll):
             self._marker = EarlierMarker(Content(""))
             self._later = LaterMarker(Content(""))
             self._update_markers()
-            await self.mount_all([self._marker, *(self._make_view(i) for i in now), self._later])
+            if indexes or window.earlier or window.later:
+                await self.mount_all([self._marker, *(self._make_view(i) for i in now), self._later])
+            # else an empty dialog: both markers are hidden, and the first view mounted brings them (`_end_marker`)
         if rest:
             self._pending = (self._generation, rest, staged == "end")
             self.run_worker(self._mount_rest(self._generation), group="window-rest", exit_on_error=False)
@@ -198,9 +200,18 @@ class WindowedViews(VerticalScroll):
             if above and first is not None:
                 await self.mount_all(views, before=first)
             else:
-                await self.mount_all(views, before=self._later)
+                await self.mount_all(views, before=await self._end_marker())
 
     # --- the space of the messages outside the window ---------------------------------------------------------
+
+    async def _end_marker(self) -> LaterMarker:
+        """The later marker, to mount a view at the end of the window before: an empty dialog's window is shown
+        without its markers (both hidden; two widgets fewer in the first frame), so they are mounted first, where
+        they would have been."""
+        if self._later.parent is None:
+            first = self.children[0] if self.children else None
+            await self.mount_all([self._marker, self._later], before=first)
+        return self._later
 
     def _message_rows(self, index: int) -> int:
         """Rows message `index` takes at the pane's width: measured when it last had a view, else estimated."""
@@ -333,7 +344,7 @@ class WindowedViews(VerticalScroll):
             before_y = staying.virtual_region.y if staying is not None else 0
             self._suspend_autoload()
             with self.app.batch_update():
-                await self.mount_all(views, before=self._later)
+                await self.mount_all(views, before=await self._end_marker())
                 await self._remove_outside(new)
             self._window = new
             self._update_markers()

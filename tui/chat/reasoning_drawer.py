@@ -9,9 +9,13 @@ wrapped whole on every frame); alt+g (`toggle_fold`) shows all of it in parts, a
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import ClassVar
+
+from rich.style import Style
+from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.strip import Strip
 from textual.widgets import Static
 
 from visindigo.engine import Dialog, Role
@@ -36,7 +40,15 @@ def drawer_title(index: int) -> str:
 
 
 class ReasoningDrawer(Vertical):
-    """Shows one message's reasoning; `follow_stream` makes it track the answer being generated."""
+    """Shows one message's reasoning; `follow_stream` makes it track the answer being generated.
+
+    Its parts (the title, the scrolled text) are mounted just after the screen's first frame, or when it first
+    has more than "no reasoning" to show: until then the drawer draws its title and that line itself, styled
+    as the parts would be (its component classes are the parts' classes, so the same rules style both), and
+    the first frame lays out and styles one widget instead of four.
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"title", "empty"}
 
     DEFAULT_CSS = """
     ReasoningDrawer {
@@ -71,8 +83,8 @@ class ReasoningDrawer(Vertical):
         self._title = Static(Content("reasoning"), classes="title")
         self._text = Static(Content(""), classes="text")
         self._note = Static(Content(""), classes="fold")
-        self._note.display = False
-        self._scroll = VerticalScroll(self._text, self._note, can_focus=False)
+        self._note.display = False  # (mounted when a long reasoning first folds: not on the way to the first frame)
+        self._scroll = VerticalScroll(self._text, can_focus=False)
         self._parts: list[str] = []
         #: Characters in `_parts`, and their first FOLD_LIMIT (what a folded reasoning shows).
         self._length = 0
@@ -85,12 +97,38 @@ class ReasoningDrawer(Vertical):
         self._shown = 0
         #: What the drawer shows: "stream" (the answer being generated) or "message" (the cursor's).
         self.source = "message"
+        #: Whether the title and the scroll are mounted (until then `render` draws the empty state).
+        self._parts_mounted = False
 
     def compose(self) -> ComposeResult:
-        yield self._title
-        yield self._scroll
+        return iter(())  # the parts are mounted after the first frame: see `_mount_parts`
+
+    def render(self) -> RenderResult:
+        """The title and "no reasoning" line as the parts show them, while the parts are not mounted."""
+        if self._parts_mounted:
+            return super().render()
+        title = Content(self.title).stylize(self.get_visual_style("title"))
+        return Content("\n").join([title, Content(self._shown_text).stylize(self.get_visual_style("empty"))])
+
+    def render_line(self, y: int) -> Strip:
+        """Below the two lines it draws itself, the drawer is blank as the empty scroll is (no text colour)."""
+        if self._parts_mounted or y < 2:
+            return super().render_line(y)
+        return Strip.blank(self.size.width, Style(bgcolor=self.visual_style.rich_style.bgcolor))
+
+    def _mount_parts(self) -> None:
+        """Mount the title and the scroll (once): just after the first frame, or when first needed before it
+        (a drawer not in the DOM yet mounts them in `on_mount`)."""
+        if not self._parts_mounted and self.is_attached:
+            self._parts_mounted = True
+            self.mount_all([self._title, self._scroll])
 
     def on_mount(self) -> None:
+        if self._parts or self.source == "stream":
+            self._mount_parts()
+        else:
+            self.call_after_refresh(self._mount_parts)
+
         # The text may be laid out after the refresh `_render_text` waited for (a loaded machine, a frame drawn
         # at once): its new height is the moment to anchor, whenever it comes.
         def grown(_size: object) -> None:
@@ -140,6 +178,7 @@ class ReasoningDrawer(Vertical):
             self._drop_all()
             self._render_text()
             return True
+        self._mount_parts()
         self._all = LongText(self.text, classes="text")
         self._text.display = False
         self._note.display = False
@@ -151,10 +190,15 @@ class ReasoningDrawer(Vertical):
         self.source = "message"
         self._cleaner = None
         self._set_parts([clean(reasoning)] if reasoning else [])
+        if self._parts:
+            self._mount_parts()
         self._scroll.anchor(False)
         self._title.update(Content(title))
         self._render_text()
-        self._scroll.scroll_home(animate=False, immediate=True)
+        if self._parts_mounted:
+            self._scroll.scroll_home(animate=False, immediate=True)
+        else:
+            self.refresh()
 
     def show_latest(self, dialog: Dialog) -> None:
         """The reasoning of the dialog's last answer."""
@@ -217,6 +261,7 @@ class ReasoningDrawer(Vertical):
         self.feed(run.round, run.text.reasoning)
 
     def start_stream(self, round_number: int, title: str = "reasoning · live") -> None:
+        self._mount_parts()
         self.source = "stream"
         self._round = round_number
         self._shown = 0
@@ -247,6 +292,8 @@ class ReasoningDrawer(Vertical):
             self._update_text(head, "text")
             self._note.update(Content(reasoning_fold_note(self._length - len(head), receiving=self.source == "stream")))
             self._note.display = True
+            if self._note.parent is None:
+                self._scroll.mount(self._note, after=self._text)
         elif self._parts:
             self._update_text("".join(self._parts), "text")
             self._note.display = False

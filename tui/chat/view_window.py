@@ -13,7 +13,7 @@ This module is the arithmetic, kept apart from the widgets so it can be checked 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from visindigo.engine.record import record
 
 #: Messages given views when a dialog opens, and per step when the window moves.
 STEP = 40
@@ -35,7 +35,7 @@ def estimated_rows(text: str, width: int) -> int:
     return VIEW_ROWS + sum(1 + len(line) // columns for line in text.split("\n"))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Window:
     """Messages `start` ≤ i < `end` of a dialog of `count` messages have views."""
 

@@ -23,8 +23,9 @@ import logging
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
+
+from visindigo.engine.record import record
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ TEXTUAL_SERIES = "8.2"
 CHECKED_ON = {"textual": "8.2.8", "rich": "15.0.0"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Private:
     """A private name a shim relies on.
 
@@ -54,7 +55,7 @@ class Private:
     mentions: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Shim:
     """One shim: the privates it uses, what it replaces in Textual for the whole process, its upstream report."""
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from visindigo.engine.record import record
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -39,7 +39,7 @@ AUTO, KITTY, CELLS = "auto", "kitty", "cells"
 SETTINGS = (AUTO, KITTY, CELLS)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Choice:
     """How images are drawn, and why (the line `visindigo doctor` prints)."""
 
@@ -101,6 +101,8 @@ class TerminalImages:
         program may have sent some), and the part of a screen seen through a modal's translucent background is
         drawn with its colours blended towards the modal's: a placeholder's id shifted a little must not be
         the id of another image on show."""
+        import secrets  # (with hmac and hashlib: not on the way to the first frame, which shows no image)
+
         while True:
             image_id = secrets.randbelow(0xFFFFFF) + 1
             if image_id not in self.shown:

@@ -4,9 +4,9 @@ while a reply streams, and whether text fields blink."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from visindigo.engine import Center
+from visindigo.engine.record import record
 
 #: Frames per second while a reply streams. Each redraw of a scrolling pane is what an SSH link must carry, so
 #: this sets the bandwidth a run needs; `--fps` (or `[ui] stream_fps`) lowers it for slow links.
@@ -14,7 +14,7 @@ DEFAULT_STREAM_FPS = 4.0
 FPS_ENV = "VISINDIGO_STREAM_FPS"
 
 
-@dataclass
+@record
 class AppOptions:
     """What the command line chose for this run."""
 

@@ -8,12 +8,12 @@ message pane asks `alternatives()` where the shown dialog parts from the others,
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from visindigo.engine import Center, Dialog, DialogSummary, Message
 from visindigo.engine.branching import ASKING_ROLES as _ASKING
 from visindigo.engine.branching import answer_cut as regenerate_cut
 from visindigo.engine.branching import common_prefix, keep_answering_model, same_message
+from visindigo.engine.record import record
 
 __all__ = [
     "DeletePlan",
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DeletePlan:
     """What deleting a dialog takes with it (its branches move up to its parent), for the question before."""
 
@@ -72,7 +72,7 @@ def edit(center: Center, dialog: Dialog, index: int, text: str) -> Dialog:
 # --- the family tree ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TreeIndex:
     """Parent and children of every dialog, from summaries (no messages loaded)."""
 

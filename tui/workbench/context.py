@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from visindigo.engine import Capability, Center, Dialog, Message, NoModelAvailable, Role
 from visindigo.engine.context.fit import Fit, check_fit
+from visindigo.engine.record import record
 from visindigo.engine.sanitize import clean_line
 from visindigo.tui.workbench.attachments import Pending, PendingFiles
 from visindigo.tui.workbench.refusal import Refused
@@ -34,7 +34,7 @@ AMBER_AT = 0.8
 RED_AT = 0.95
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Meter:
     """The next request against the model's window: `used` tokens of `window` (0: unknown), `room` kept for the
     answer, `approximate` when some of `used` is an estimate, `status` the fit check's word."""

@@ -20,15 +20,16 @@ coalesces those on its own side (`listen`), so a fast stream costs a few events 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from visindigo.engine.record import record
 
 if TYPE_CHECKING:
     from visindigo.engine import Dialog
     from visindigo.engine.events import Event
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RunEvent:
     """Base of the run events; `dialog_id` is the dialog the run belongs to."""
 
@@ -41,7 +42,7 @@ class RunStarted(RunEvent):
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class EngineEvent(RunEvent):
     """An engine event of the dialog `dialog_id`, as the engine emitted it; `round` numbers the run's round it
     came in (0 outside a run: a message the user sent, a pin, a change of model).
@@ -61,7 +62,7 @@ class TextArrived(RunEvent):
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RunEnded(RunEvent):
     """The run is over: `outcome` is "finished", "empty" (it ended with an empty answer), "failed" or
     "cancelled"; `error` says why it failed."""
@@ -77,7 +78,7 @@ class Sent(RunEvent):
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ShownChanged:
     """The dialog on the main screen changed from `previous` to `dialog`."""
 
@@ -85,7 +86,7 @@ class ShownChanged:
     previous: Dialog | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TreeChanged:
     """Dialogs were added, removed, renamed or re-linked: the tree index was rebuilt (`select_id`: put the
     tree's cursor there)."""
@@ -93,7 +94,7 @@ class TreeChanged:
     select_id: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class AttachmentsChanged:
     """The files or MCP resources waiting to go with the dialog's next message changed (the chips redraw)."""
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from visindigo.engine import StreamText
+from visindigo.engine.record import record
 
 
-@dataclass
+@record
 class RunState:
     """A run in progress (or the last one) of one dialog.
 

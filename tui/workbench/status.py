@@ -4,16 +4,16 @@ tokens per second · what the run is doing. Computed here, drawn by `widgets.sta
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from visindigo.engine import Capability, Center, Dialog, Message, NoModelAvailable, Provider
 from visindigo.engine.parameters import summary as parameters_summary
+from visindigo.engine.record import record
 from visindigo.tui.workbench.context import Meter
 from visindigo.tui.workbench.events import EngineEvent, RunEnded, RunEvent, RunStarted
 from visindigo.tui.workbench.runs import RunState
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StatusInfo:
     provider: str = ""
     model: str = ""
@@ -39,7 +39,7 @@ class StatusInfo:
     cost_unknown: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Usage:
     """Tokens in and out a dialog's answers reported; `estimated` when any figure is the client's estimate (a
     server that reports no usage); the cache reads among the tokens in; the cost where known."""

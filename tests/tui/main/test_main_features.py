@@ -174,11 +174,11 @@ async def test_short_reasoning_reads_from_the_top_and_long_live_reasoning_follow
     app = make_app(turns)
     async with app.run_test(size=(130, 40)) as pilot:
         screen = main_screen(app)
-        scroll = screen.drawer.query_one("VerticalScroll")
         await type_text(pilot, "first")
         await pilot.press("enter")
         thinking = lambda: screen.drawer.source == "stream" and screen.drawer.text == "a short thought"  # noqa: E731
         assert await wait_until(pilot, thinking)
+        scroll = screen.drawer.query_one("VerticalScroll")  # (the drawer mounts it after the first frame)
         text_widget = screen.drawer.query_one(".text")
         assert await wait_until(pilot, lambda: text_widget.region.height > 0)  # laid out
         await pilot.pause(0.1)  # one more frame for the layout

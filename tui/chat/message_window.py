@@ -152,6 +152,8 @@ class WindowedViews(VerticalScroll):
             self._later = LaterMarker(Content(""))
             self._update_markers()
             await self.mount_all([self._marker, *(self._make_view(i) for i in now), self._later])
+            for marker in (self._marker, self._later):  # (set before they ran: their layout joins this one)
+                marker.check_idle()
         if rest:
             self._pending = (self._generation, rest, staged == "end")
             self.run_worker(self._mount_rest(self._generation), group="window-rest", exit_on_error=False)

@@ -130,6 +130,7 @@ class LiveMarkdown(Markdown):
         with self.app.batch_update():
             await self.append(settled)
             self.pending = growing
+            self.trim_outer_margins(last=False)  # (in this frame's layout, not one more when the view trims it)
             self._keep_tail_last(tail)
             tail.settled(settled, growing)
 
@@ -141,6 +142,7 @@ class LiveMarkdown(Markdown):
         with self.app.batch_update():
             if rest:
                 await self.append(rest)
+                self.trim_outer_margins(last=False)
             if tail is not None:
                 self._keep_tail_last(tail)
                 tail.settled(rest, "")

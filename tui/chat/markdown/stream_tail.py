@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.segment import Segment
+from textual.containers import ScrollableContainer
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.visual import Visual
@@ -103,7 +104,7 @@ class StreamTail(Widget):
         self._lines, self._width = new, width
         if len(new) + ROOM_MARGIN > self._rows or not self.size.height:
             self._rows = len(new) + max(ROOM_MARGIN, self.room)
-            self.refresh(layout=True)
+            self._lay_out(self._rows - self.size.height)
             return
         changed = next((y for y, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
         end = max(len(old), len(new))
@@ -121,7 +122,7 @@ class StreamTail(Widget):
         if rows < len(self._lines) + ROOM_MARGIN:
             rows = len(self._lines) + max(ROOM_MARGIN, self.room)
         self._rows = rows
-        self.refresh(layout=True)
+        self._lay_out(rows + moved - self.size.height)
 
     def release(self) -> None:
         """The stream is over: no room reserved, nothing drawn."""
@@ -129,6 +130,23 @@ class StreamTail(Widget):
         self._lines = []
         self._rows = 0
         self.refresh(layout=True)
+
+    def _lay_out(self, growth: int) -> None:
+        """Ask for the layout that gives the widget its new height, `growth` lines more than it has (the text
+        moved into the Markdown above counted as still here).
+
+        When that makes the scrolling pane around it overflow for the first time, its scrollbar is shown now,
+        in the same layout: Textual decides a scrollbar after a layout, from the virtual size it made, and the
+        scrollbar's column then needs a second layout of the screen (the text wraps one column narrower).
+        """
+        self.refresh(layout=True)
+        pane = next((node for node in self.ancestors if isinstance(node, ScrollableContainer)), None)
+        if pane is None or pane.show_vertical_scrollbar or pane.styles.overflow_y != "auto" or not pane.size:
+            return
+        content = max((child.virtual_region_with_margin.bottom for child in pane.displayed_children), default=0)
+        if content + growth > pane.container_size.height:  # (the virtual size is at least the pane's height)
+            pane.show_vertical_scrollbar = True
+            pane.vertical_scrollbar.display = True
 
     # --- the line API ----------------------------------------------------------------------------------
 

@@ -107,6 +107,9 @@ class LiveMarkdown(Markdown):
     @property
     def tail(self) -> StreamTail | None:
         """The widget drawing the growing end, while the reply streams."""
+        children = self.children
+        if children and isinstance(last := children[-1], StreamTail):  # (where it is kept: no query each frame)
+            return last
         tails = self.query_children(StreamTail)
         return tails.first() if tails else None
 

@@ -30,6 +30,9 @@ from visindigo.tui.chat.markdown.tail_pieces import Piece, blocks, pieces
 TAIL_STEP = 8
 #: The room is renewed when fewer blank lines than this are left under the text.
 ROOM_MARGIN = 3
+#: Blocks whose lines are kept between frames (the finished ones waiting in the tail, and the growing one's
+#: last versions); past this many they are all drawn again once.
+BLOCKS_KEPT = 64
 
 
 class StreamTail(Widget):
@@ -63,6 +66,9 @@ class StreamTail(Widget):
         self._width = 0
         #: The lines `holds` drew, reused by the `show` that follows it.
         self._drawn: tuple[str, list[Strip]] | None = None
+        #: The lines of each block drawn last time (at `_block_width`): only the growing block is drawn anew.
+        self._block_lines: dict[str, list[Strip]] = {}
+        self._block_width = 0
 
     @property
     def text_lines(self) -> int:
@@ -175,12 +181,21 @@ class StreamTail(Widget):
         lines: list[Strip] = []
         if not text.strip() or width <= 0:
             return lines
+        if width != self._block_width or len(self._block_lines) > BLOCKS_KEPT:
+            self._block_lines, self._block_width = {}, width
+        known = self._block_lines
         for block in blocks(text):
-            drawn = [line for piece in pieces(block) for line in self._render_piece(piece, width)]
+            drawn = known.get(block)
+            if drawn is None:
+                drawn = known[block] = [line for piece in pieces(block) for line in self._render_piece(piece, width)]
             if lines and drawn:
                 lines.append(Strip.blank(width, self.rich_style))
             lines.extend(drawn)
         return lines
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._block_lines = {}  # (a new theme: the blocks are drawn in its colours)
 
     def _render_piece(self, piece: Piece, width: int) -> list[Strip]:
         indent = max(0, piece.indent)

@@ -71,10 +71,10 @@ def layouts(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 async def _frame(pilot: Any, stream: tuple[MessageList, RunState, MessageView], text: str, layouts: list[int]) -> int:
     """Flush one frame's text as the pane's frame timer does, and run the screen's updates until none is
     pending; the layouts it took, negative for a frame in which the pane scrolls: the room kept under the reply
-    was renewed (every half pane), or the reply grew past the pane's bottom. Those frames too lay out once: the
-    pane's new virtual size asks for no second layout (the seam's `layout_once`), and the scrollbar that appears
-    when the reply first overflows the pane is shown in the same layout (`StreamTail._lay_out`), as is the
-    trimmed margin of the reply's first block (it took two or three layouts before)."""
+    was renewed (two thirds of a pane at a time), or the reply grew past the pane's bottom. Those frames too lay
+    out once: the pane's new virtual size asks for no second layout (the seam's `layout_once`), and the scrollbar
+    that appears when the reply first overflows the pane is shown in the same layout (`StreamTail._lay_out`), as
+    is the trimmed margin of the reply's first block (it took two or three layouts before)."""
     messages, run, view = stream
     before = len(layouts)
     tail = view.query_one(StreamTail)

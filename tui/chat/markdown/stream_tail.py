@@ -7,9 +7,9 @@ asks for exactly that: every frame of a stream re-arranged every block of the re
 repaints only the ones that differ, and the widget's height is reserved in steps (`room` blank lines under the
 text), so a frame lays out only when the text outgrows that room or a block settles into the Markdown above.
 
-This room is the only room kept under a streaming reply: the pane sets how much (half of it while it
-follows the stream, so it scrolls in half-page jumps, never a line at a time), and `text_lines` never counts
-it. When a block settles into the Markdown above, the tail gives up the lines that block took here, so the
+This room is the only room kept under a streaming reply: the pane sets how much (two thirds of it while it
+follows the stream, so it scrolls in jumps of two thirds of a page, never a line at a time), and `text_lines`
+never counts it. When a block settles into the Markdown above, the tail gives up the lines that block took here, so the
 reply's height, and the pane, stay where they were.
 """
 

@@ -43,6 +43,8 @@ def _message_view() -> type[MessageView]:
 LOAD_MARGIN = 2
 #: Lines of blank room left under a streaming reply before more is reserved (see `_reserve_room`).
 ROOM_MARGIN = 3
+#: The share of the pane reserved under a reply it follows: each renewal is a layout and a scroll of the pane.
+ROOM_SHARE = 2 / 3
 
 
 class MessageList(WindowedViews):
@@ -289,10 +291,12 @@ class MessageList(WindowedViews):
 
         Scrolling moves every line of the pane, so the terminal must redraw all of it (~30 KB at 120×40) for
         each frame; growing into blank room redraws only the lines that changed. The room is the reply's tail's
-        (`StreamTail`, the one reservation: the text being written always has it under it, never more): half a
-        pane while the pane follows, so it scrolls in half-page jumps; a few lines otherwise.
+        (`StreamTail`, the one reservation: the text being written always has it under it, never more): two
+        thirds of the pane while the pane follows, so it scrolls in jumps of two thirds of a page, leaving a
+        third of context above the text being written (half a page cost a third more layouts and scrolls, the
+        larger part of a stream's CPU); a few lines otherwise.
         """
-        room = max(ROOM_MARGIN * 2, self.size.height // 2) if self.following else ROOM_MARGIN * 2
+        room = max(ROOM_MARGIN * 2, int(self.size.height * ROOM_SHARE)) if self.following else ROOM_MARGIN * 2
         view.stream_room(room)
 
     async def restart_stream(self, round_number: int) -> None:

@@ -153,6 +153,7 @@ class WindowedViews(VerticalScroll):
             self._update_markers()
             if indexes or window.earlier or window.later:
                 await self.mount_all([self._marker, *(self._make_view(i) for i in now), self._later])
+                self._markers_idle()
             # else an empty dialog: both markers are hidden, and the first view mounted brings them (`_end_marker`)
         if rest:
             self._pending = (self._generation, rest, staged == "end")
@@ -211,7 +212,13 @@ class WindowedViews(VerticalScroll):
         if self._later.parent is None:
             first = self.children[0] if self.children else None
             await self.mount_all([self._marker, self._later], before=first)
+            self._markers_idle()
         return self._later
+
+    def _markers_idle(self) -> None:
+        """Deliver the markers' text, set before they were mounted, so their layout joins this one."""
+        for marker in (self._marker, self._later):
+            marker.check_idle()
 
     def _message_rows(self, index: int) -> int:
         """Rows message `index` takes at the pane's width: measured when it last had a view, else estimated."""

@@ -107,6 +107,9 @@ class LiveMarkdown(Markdown):
     @property
     def tail(self) -> StreamTail | None:
         """The widget drawing the growing end, while the reply streams."""
+        children = self.children
+        if children and isinstance(last := children[-1], StreamTail):  # (where it is kept: no query each frame)
+            return last
         tails = self.query_children(StreamTail)
         return tails.first() if tails else None
 
@@ -130,6 +133,7 @@ class LiveMarkdown(Markdown):
         with self.app.batch_update():
             await self.append(settled)
             self.pending = growing
+            self.trim_outer_margins(last=False)  # (in this frame's layout, not one more when the view trims it)
             self._keep_tail_last(tail)
             tail.settled(settled, growing)
 
@@ -141,6 +145,7 @@ class LiveMarkdown(Markdown):
         with self.app.batch_update():
             if rest:
                 await self.append(rest)
+                self.trim_outer_margins(last=False)
             if tail is not None:
                 self._keep_tail_last(tail)
                 tail.settled(rest, "")

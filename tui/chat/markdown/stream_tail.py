@@ -7,9 +7,9 @@ asks for exactly that: every frame of a stream re-arranged every block of the re
 repaints only the ones that differ, and the widget's height is reserved in steps (`room` blank lines under the
 text), so a frame lays out only when the text outgrows that room or a block settles into the Markdown above.
 
-This room is the only room kept under a streaming reply: the pane sets how much (half of it while it
-follows the stream, so it scrolls in half-page jumps, never a line at a time), and `text_lines` never counts
-it. When a block settles into the Markdown above, the tail gives up the lines that block took here, so the
+This room is the only room kept under a streaming reply: the pane sets how much (two thirds of it while it
+follows the stream, so it scrolls in jumps of two thirds of a page, never a line at a time), and `text_lines`
+never counts it. When a block settles into the Markdown above, the tail gives up the lines that block took here, so the
 reply's height, and the pane, stay where they were.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.segment import Segment
+from textual.containers import ScrollableContainer
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.visual import Visual
@@ -29,6 +30,9 @@ from visindigo.tui.chat.markdown.tail_pieces import Piece, blocks, pieces
 TAIL_STEP = 8
 #: The room is renewed when fewer blank lines than this are left under the text.
 ROOM_MARGIN = 3
+#: Blocks whose lines are kept between frames (the finished ones waiting in the tail, and the growing one's
+#: last versions); past this many they are all drawn again once.
+BLOCKS_KEPT = 64
 
 
 class StreamTail(Widget):
@@ -62,6 +66,9 @@ class StreamTail(Widget):
         self._width = 0
         #: The lines `holds` drew, reused by the `show` that follows it.
         self._drawn: tuple[str, list[Strip]] | None = None
+        #: The lines of each block drawn last time (at `_block_width`): only the growing block is drawn anew.
+        self._block_lines: dict[str, list[Strip]] = {}
+        self._block_width = 0
 
     @property
     def text_lines(self) -> int:
@@ -103,7 +110,7 @@ class StreamTail(Widget):
         self._lines, self._width = new, width
         if len(new) + ROOM_MARGIN > self._rows or not self.size.height:
             self._rows = len(new) + max(ROOM_MARGIN, self.room)
-            self.refresh(layout=True)
+            self._lay_out(self._rows - self.size.height)
             return
         changed = next((y for y, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
         end = max(len(old), len(new))
@@ -121,7 +128,7 @@ class StreamTail(Widget):
         if rows < len(self._lines) + ROOM_MARGIN:
             rows = len(self._lines) + max(ROOM_MARGIN, self.room)
         self._rows = rows
-        self.refresh(layout=True)
+        self._lay_out(rows + moved - self.size.height)
 
     def release(self) -> None:
         """The stream is over: no room reserved, nothing drawn."""
@@ -129,6 +136,23 @@ class StreamTail(Widget):
         self._lines = []
         self._rows = 0
         self.refresh(layout=True)
+
+    def _lay_out(self, growth: int) -> None:
+        """Ask for the layout that gives the widget its new height, `growth` lines more than it has (the text
+        moved into the Markdown above counted as still here).
+
+        When that makes the scrolling pane around it overflow for the first time, its scrollbar is shown now,
+        in the same layout: Textual decides a scrollbar after a layout, from the virtual size it made, and the
+        scrollbar's column then needs a second layout of the screen (the text wraps one column narrower).
+        """
+        self.refresh(layout=True)
+        pane = next((node for node in self.ancestors if isinstance(node, ScrollableContainer)), None)
+        if pane is None or pane.show_vertical_scrollbar or pane.styles.overflow_y != "auto" or not pane.size:
+            return
+        content = max((child.virtual_region_with_margin.bottom for child in pane.displayed_children), default=0)
+        if content + growth > pane.container_size.height:  # (the virtual size is at least the pane's height)
+            pane.show_vertical_scrollbar = True
+            pane.vertical_scrollbar.display = True
 
     # --- the line API ----------------------------------------------------------------------------------
 
@@ -157,12 +181,21 @@ class StreamTail(Widget):
         lines: list[Strip] = []
         if not text.strip() or width <= 0:
             return lines
+        if width != self._block_width or len(self._block_lines) > BLOCKS_KEPT:
+            self._block_lines, self._block_width = {}, width
+        known = self._block_lines
         for block in blocks(text):
-            drawn = [line for piece in pieces(block) for line in self._render_piece(piece, width)]
+            drawn = known.get(block)
+            if drawn is None:
+                drawn = known[block] = [line for piece in pieces(block) for line in self._render_piece(piece, width)]
             if lines and drawn:
                 lines.append(Strip.blank(width, self.rich_style))
             lines.extend(drawn)
         return lines
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._block_lines = {}  # (a new theme: the blocks are drawn in its colours)
 
     def _render_piece(self, piece: Piece, width: int) -> list[Strip]:
         indent = max(0, piece.indent)

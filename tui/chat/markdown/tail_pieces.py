@@ -13,6 +13,7 @@ never changed by what follows it, so it can be rendered once and for all.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass
@@ -53,16 +54,20 @@ def split_settled(text: str) -> tuple[str, str]:
     return "".join(found[:-1]), found[-1]
 
 
-def blocks(text: str) -> list[str]:
-    """`text` cut at the start of each top-level block (each part keeps its trailing blank lines)."""
+@functools.lru_cache(maxsize=4)
+def blocks(text: str) -> tuple[str, ...]:
+    """`text` cut at the start of each top-level block (each part keeps its trailing blank lines).
+
+    (Kept for the last few texts: a frame asks for the blocks of the same text where it splits off the
+    finished ones and where the tail draws it.)"""
     tokens = keeping_line_breaks().parse(text)
     starts = [token.map[0] for token in tokens if token.level == 0 and token.map is not None and token.nesting >= 0]
     starts = [start for start in starts if start > 0]
     if not starts:
-        return [text] if text else []
+        return (text,) if text else ()
     lines = text.splitlines(keepends=True)
     cuts = [0, *starts, len(lines)]
-    return ["".join(lines[a:b]) for a, b in itertools.pairwise(cuts) if b > a]
+    return tuple("".join(lines[a:b]) for a, b in itertools.pairwise(cuts) if b > a)
 
 
 def pieces(text: str) -> list[Piece]:

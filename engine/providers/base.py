@@ -8,7 +8,6 @@ provider can stand in for a real endpoint by yielding the same parts.
 
 from __future__ import annotations
 
-import random
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -251,6 +250,8 @@ def retry_limit(settings: Mapping[str, Any]) -> int:
 def retry_delay(settings: Mapping[str, Any], attempt: int) -> float:
     """The backoff before retry number `attempt` (0 first): `retry_base_delay` doubled each time, with jitter."""
     base_delay = _seconds_setting(settings, "retry_base_delay", 0.5)
+    import random  # here: the request bodies are built before anything is retried (engine.providers.early)
+
     return float(base_delay * (2**attempt) + random.uniform(0, base_delay / 4))
 
 

@@ -119,10 +119,21 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(error), USAGE)
         except AskError as error:
             return _fail(str(error), FAILED)
+        from .ask_early import send_first
+
+        not_early = send_first(center, args, dialog, messages, continued)  # the question leaves before asyncio
+        if not_early:
+            import logging
+
+            logging.getLogger("visindigo.ask").debug("the question was not sent early: %s", not_early)
+        import gc
+
+        gc.enable()  # paused for the start-up by cli.run_command
         import asyncio
 
         return asyncio.run(_ask_in(center, args, dialog, messages, continued))
     finally:
+        _discard_early()
         center.close()
 
 
@@ -310,6 +321,13 @@ class Approver:
             f"ask on; allow it with --allow-tool {name} (or every tool with --allow-tools), or with approval in the "
             "config"
         )
+
+
+def _discard_early() -> None:
+    """Close a request sent early that no run took (the run failed before its request, ctrl+c)."""
+    early = sys.modules.get("visindigo.engine.providers.early")
+    if early is not None:
+        early.discard()
 
 
 def _say(text: str) -> None:

@@ -125,12 +125,14 @@ def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentP
     if not commands:
         parser.set_defaults(command=None)
         return parser
-    from visindigo import ask_cli, completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
+    from visindigo import ask_cli
 
     subparsers = parser.add_subparsers(dest="command", metavar="{" + ",".join(COMMAND_NAMES) + "}")
     ask_cli.add_commands(subparsers)
     if only == "ask":
-        return parser
+        return parser  # without the other commands' modules: `ask` sends its question sooner (ask_early)
+    from visindigo import completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
+
     chat = subparsers.add_parser(
         "chat",
         help="talk to a model: the app, or with --plain a line-by-line conversation",
@@ -433,7 +435,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     """A subcommand other than chat and serve; their modules are imported only here (not on the app's start)."""
-    from visindigo import ask_cli, completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
+    from visindigo import ask_cli
+
+    if args.command in ask_cli.COMMANDS:  # first, without the other commands' modules (see ask_early)
+        import logging
+
+        logging.getLogger("visindigo").addHandler(logging.NullHandler())  # ask prints config problems itself
+        # As for the app (run_app): the collector would scan the start-up's long-lived objects again and again.
+        # `ask` resumes it once its question has left (ask_cli.run).
+        gc.disable()
+        try:
+            start_log(args)
+            return run_ask(args)
+        finally:
+            gc.enable()
+    from visindigo import completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
 
     if args.command == "completion":
         return completion.run(args)
@@ -442,7 +458,6 @@ def run_command(args: argparse.Namespace) -> int:
         *doctor.COMMANDS,
         *tools_cli.COMMANDS,
         *dialogs_cli.COMMANDS,
-        *ask_cli.COMMANDS,
     ):
         # these print config problems themselves; without this, logging's last resort repeats them on stderr
         import logging
@@ -451,8 +466,6 @@ def run_command(args: argparse.Namespace) -> int:
     if args.command in config_cli.COMMANDS:
         return config_cli.run(args)
     start_log(args)
-    if args.command in ask_cli.COMMANDS:
-        return run_ask(args)
     if args.command in dialogs_cli.COMMANDS:
         return run_guarded(dialogs_cli.run, args)
     if args.command in scores_cli.COMMANDS:

@@ -21,6 +21,7 @@ from visindigo.engine.paths import DB_FILE_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = ROOT / "tests" / "ask_probe.py"
+HOLDER = ROOT / "tests" / "engine" / "storage" / "hold_store.py"
 KEY = "sk-early-test"
 ADOPTED = "the request was sent early"
 
@@ -229,12 +230,43 @@ def test_a_model_to_list_first_keeps_the_question_for_the_run(tmp_path: Path, ll
     assert [request.method for request in llm_server.requests] == ["GET", "POST"]
 
 
-def test_a_store_that_cannot_be_opened_sends_nothing(tmp_path: Path, llm_server: LLMServer) -> None:
+def test_a_store_that_cannot_be_opened_after_the_question_left_closes_it_and_fails_in_one_line(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    """A new question leaves before the store is opened; a store that then cannot be opened ends the run at once:
+    the early connection is closed (the server's answer goes nowhere), one line, status 1, and no second request."""
     home = configure(tmp_path / "home", llm_server)
     (home / "data").write_text("not a folder", encoding="utf-8")
+    llm_server.queue(openai_stream(["unread"], delay_first_byte=0.5))
     result, records = ask(home, "hello", VISINDIGO_LOG="")  # (the debug log would be in that folder)
-    assert result.returncode == 1 and len(result.stderr.splitlines()) == 1
-    assert records == [] and llm_server.requests == []
+    assert result.returncode == 1, result.stderr
+    assert (
+        result.stderr.splitlines() == [result.stderr.strip()] and "Cannot create Visindigo's folders" in result.stderr
+    )
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    assert len(records) == 1 and len(llm_server.requests) <= 1
+
+
+def test_with_a_running_app_the_question_still_leaves_first_and_goes_to_the_inbox(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    home = configure(tmp_path / "home", llm_server)
+    llm_server.responder = lambda request: openai_stream(["Yes."])
+    first, _ = ask(home, "first?")  # the store exists
+    assert first.returncode == 0
+    holder = subprocess.Popen(
+        [sys.executable, str(HOLDER), str(home)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        result, records = ask(home, "second?")
+    finally:
+        holder.terminate()
+        holder.wait(timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Yes.\n" and "goes to its inbox" in result.stderr
+    assert early_and_nothing_loaded(records) and len(llm_server.requests) == 2
+    assert list((home / "data" / "inbox").glob("*.json"))
 
 
 def test_a_continued_dialog_goes_early_unless_automatic_compaction_is_on(tmp_path: Path, llm_server: LLMServer) -> None:

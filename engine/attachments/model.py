@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -105,6 +104,8 @@ class Attachment:
 
     def __post_init__(self) -> None:
         if not self.sha256:
+            import hashlib  # here: OpenSSL's start is 3 ms of every `visindigo ask` that attaches nothing
+
             object.__setattr__(self, "sha256", hashlib.sha256(self.data).hexdigest())
 
     @property

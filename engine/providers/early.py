@@ -16,11 +16,11 @@ are written, so the request line and Host header are the ones httpx writes.
 
 from __future__ import annotations
 
+import _socket
 import contextlib
 import json
 import logging
 import os
-import socket
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,7 +48,9 @@ class EarlyRequest:
     target: bytes
     wire_headers: list[tuple[bytes, bytes]]
     data: bytes
-    sock: socket.socket | None = field(default=None, repr=False)
+    #: The connection: a bare `_socket.socket` (the `socket` module and its `selectors` are 3 ms of a start);
+    #: `early_response` wraps it in a `socket.socket` once asyncio has loaded that module anyway.
+    sock: _socket.socket | None = field(default=None, repr=False)
 
     def difference(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> str:
         """ "" when the run's request is this one, else what differs (names only: no value is logged)."""
@@ -66,7 +68,7 @@ class EarlyRequest:
         sock, self.sock = self.sock, None
         if sock is not None:
             with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)  # wakes a read waiting on it
+                sock.shutdown(_socket.SHUT_RDWR)  # wakes a read waiting on it
             sock.close()
 
 
@@ -111,13 +113,11 @@ def send(
         return None
     target = (parts.path or "/").encode("ascii")
     head = b"POST " + target + b" HTTP/1.1\r\n" + b"".join(name + b": " + value + b"\r\n" for name, value in wire)
-    try:
-        # the host as bytes: getaddrinfo takes it so without loading the idna codec (a str host loads it)
-        sock = socket.create_connection((host.encode("ascii"), port), timeout=connect_timeout)  # type: ignore[arg-type]
-    except OSError:
+    sock = _connect(host, port, connect_timeout)
+    if sock is None:
         return None
     try:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
         sock.sendall(head + b"\r\n" + data)
     except OSError:
         sock.close()
@@ -125,6 +125,25 @@ def send(
     early = EarlyRequest(url, dict(headers), body, target, wire, data, sock)
     _waiting.append(early)
     return early
+
+
+def _connect(host: str, port: int, timeout: float) -> _socket.socket | None:
+    """A connection to the first address of `host` that takes one (as `socket.create_connection` makes it);
+    None when none does. The host goes to getaddrinfo as bytes: a str would load the idna codec."""
+    try:
+        addresses = _socket.getaddrinfo(host.encode("ascii"), port, 0, _socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return None
+    for family, kind, protocol, _name, address in addresses:
+        sock = _socket.socket(family, kind, protocol)
+        try:
+            sock.settimeout(timeout)
+            sock.connect(address)
+        except OSError:
+            sock.close()
+            continue
+        return sock
+    return None
 
 
 def take(url: str, headers: dict[str, str], body: dict[str, Any]) -> EarlyRequest | None:

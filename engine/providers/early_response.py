@@ -12,6 +12,7 @@ a read that waits longer than the provider's read timeout `ReadTimeout`, a reset
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -28,8 +29,9 @@ _READ_SIZE = 65536
 class _Reader:
     """h11 events of the response, read from the socket as needed."""
 
-    def __init__(self, early: EarlyRequest, request: httpx.Request, read_timeout: float) -> None:
+    def __init__(self, early: EarlyRequest, sock: socket.socket, request: httpx.Request, read_timeout: float) -> None:
         self.early = early
+        self.sock = sock
         self.request = request
         self.read_timeout = read_timeout
         self.connection = h11.Connection(h11.CLIENT)
@@ -39,7 +41,6 @@ class _Reader:
         self.connection.send(h11.EndOfMessage())
 
     async def next_event(self) -> Any:
-        sock = self.early.sock
         while True:
             try:
                 event = self.connection.next_event()
@@ -47,10 +48,11 @@ class _Reader:
                 raise httpx.RemoteProtocolError(str(error), request=self.request) from None
             if event is not h11.NEED_DATA:
                 return event
-            if sock is None:
+            if self.early.sock is None:  # closed (the response was closed while it was read)
                 raise httpx.ReadError("the connection was closed", request=self.request)
             try:
-                data = await asyncio.wait_for(asyncio.get_running_loop().sock_recv(sock, _READ_SIZE), self.read_timeout)
+                receiving = asyncio.get_running_loop().sock_recv(self.sock, _READ_SIZE)
+                data = await asyncio.wait_for(receiving, self.read_timeout)
             except TimeoutError:
                 raise httpx.ReadTimeout("timed out reading the response", request=self.request) from None
             except OSError as error:
@@ -81,12 +83,13 @@ class _Body(httpx.AsyncByteStream):
 async def response_to(early: EarlyRequest, request: httpx.Request, read_timeout: float) -> httpx.Response:
     """The response head as an `httpx.Response` whose body streams from the early connection (the caller closes
     it with `response.aclose()`); raises the httpx exception a failure would be from `client.send`."""
-    sock = early.sock
-    if sock is None:
+    if early.sock is None:
         raise httpx.ReadError("the connection was closed", request=request)
     try:
+        sock = socket.socket(fileno=early.sock.detach())  # what the event loop reads from
+        early.sock = sock
         sock.setblocking(False)
-        reader = _Reader(early, request, read_timeout)
+        reader = _Reader(early, sock, request, read_timeout)
         while True:
             event = await reader.next_event()
             if isinstance(event, h11.Response):

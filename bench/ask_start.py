@@ -8,7 +8,10 @@ Measured in one run, interleaved so that a busy machine slows every case alike:
 - the import of the asynchronous HTTP stack alone (asyncio, httpx, httpcore, anyio's asyncio backend), start to
   exit: what any asyncio httpx client (the engine's adapters use one) pays before its first request;
 - `visindigo ask "…"`: start to the chat request's arrival, with a config naming the loopback provider and its
-  model (so no model list is fetched first) and a store that already exists (the usual case);
+  model (so no model list is fetched first) and a store that already exists (the usual case); the request leaves
+  before asyncio and httpx are loaded (`ask_early`);
+- the same with a proxy variable set (and NO_PROXY naming the loopback server): no early send, the run sends its
+  request through httpx as it did before `ask_early` — the difference is what sending early gains;
 - in this process: the SSL context with certifi's bundle that httpx builds for a client (a plain-http provider
   skips it).
 Every case runs with bytecode caching on (as after an install), whatever PYTHONDONTWRITEBYTECODE says here.
@@ -114,6 +117,8 @@ def main() -> None:
         env = {**os.environ, "VISINDIGO_HOME": str(home), "BENCH_KEY": "sk-bench"}
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules compiled once, not at every start
         ask = [python, "-m", "visindigo", "ask", "Say ok."]
+        # A proxy variable turns the early send off (ask_early); NO_PROXY keeps httpx direct to the loopback server
+        no_early = {**env, "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1"}
         address = urlsplit(server.openai_url + "/chat/completions")
         stdlib = STDLIB_REQUEST.format(host=address.hostname, port=address.port, path=address.path)
         cases = {
@@ -127,6 +132,7 @@ def main() -> None:
             "http.client request (stdlib)": lambda: to_request([python, "-c", stdlib], arrivals, env),
             "async HTTP stack (import only)": lambda: to_exit([python, "-c", ASYNC_STACK], env),
             "visindigo ask": lambda: to_request(ask, arrivals, env),
+            "ask, sent by the run": lambda: to_request(ask, arrivals, no_early),
         }
         for measure in cases.values():  # warm the file cache, and let the first ask create the store
             measure()

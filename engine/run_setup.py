@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .capability import Capability
-from .providers.base import ChatRequest
+from .providers.request import ChatRequest
 
 if TYPE_CHECKING:
     from .dialog import Dialog

@@ -1,33 +1,47 @@
 """Wire-format adapters: OpenAI-compatible chat completions, Anthropic Messages, and a scripted provider.
 
 `Provider.adapter` picks the adapter for a provider's kind; the run loop only sees the typed parts of
-`base`. The HTTP adapters are imported on first use, and so are the demo, the scripted provider and the model
-listing (PEP 562): `visindigo ask` loads this package to send its question before asyncio is loaded
-(`early`), and the scripted provider needs it.
+`base`. The HTTP adapters are imported on first use, and so is every name here (PEP 562): `visindigo ask` loads
+this package to send its question before asyncio is loaded (`early`), which needs neither the stream parts of
+`base` nor the scripted provider (which needs asyncio).
 """
 
 from typing import TYPE_CHECKING, Any
 
-from .base import (
-    Adapter,
-    ChatRequest,
-    FinishPart,
-    MovedToReasoningPart,
-    ProviderError,
-    ReasoningPart,
-    StreamPart,
-    TextPart,
-    ToolCallPart,
-    UsagePart,
-)
-
 if TYPE_CHECKING:
+    from .base import (
+        Adapter,
+        ChatRequest,
+        FinishPart,
+        MovedToReasoningPart,
+        ProviderError,
+        ReasoningPart,
+        StreamPart,
+        TextPart,
+        ToolCallPart,
+        UsagePart,
+    )
     from .demo import demo_functions, demo_provider
     from .models import ensure_models, list_models, merge_models
     from .scripted import Pause, ScriptedAdapter, scripted_provider, text_turn
 
-#: The names loaded on first use, and the module each comes from.
+#: Every name, loaded on first use, and the module it comes from.
 _LAZY = {
+    **dict.fromkeys(
+        (
+            "Adapter",
+            "ChatRequest",
+            "FinishPart",
+            "MovedToReasoningPart",
+            "ProviderError",
+            "ReasoningPart",
+            "StreamPart",
+            "TextPart",
+            "ToolCallPart",
+            "UsagePart",
+        ),
+        "base",
+    ),
     "demo_functions": "demo",
     "demo_provider": "demo",
     "ensure_models": "models",

@@ -14,8 +14,8 @@ from ..attachments.wire import anthropic_user_blocks
 from ..capability import Capability
 from ..message import Message, Role
 from ..parameters import is_forced_tool_choice
-from .base import ChatRequest, Endpoint, output_limit
 from .history import sendable_history
+from .request import ChatRequest, Endpoint, output_limit
 from .tool_calls import arguments_object
 
 __all__ = [

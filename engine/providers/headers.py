@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 
 from ..env_refs import UnsetVariable
 from ..secrets import key_problem
-from .base import Endpoint, ProviderError
+from .request import Endpoint, ProviderError
 
 __all__ = ["extra_headers", "request_headers"]
 

@@ -14,8 +14,8 @@ from ..attachments.wire import openai_user_content
 from ..capability import Capability
 from ..message import Message, Role
 from ..parameters import TOOL_CHOICE_MODES, is_forced_tool_choice
-from .base import ChatRequest, Endpoint, output_limit
 from .history import sendable_history
+from .request import ChatRequest, Endpoint, output_limit
 from .tool_calls import arguments_object
 
 __all__ = ["build_body", "chat_url", "own_headers", "wire_messages"]

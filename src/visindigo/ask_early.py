@@ -45,8 +45,8 @@ def send_first(
     from visindigo.engine.attachments.errors import AttachmentError
     from visindigo.engine.capability import Capability
     from visindigo.engine.provider import NoModelAvailable
-    from visindigo.engine.providers.base import ProviderError
     from visindigo.engine.providers.headers import request_headers
+    from visindigo.engine.providers.request import ProviderError
     from visindigo.engine.run_setup import choose_model, round_request, system_prompt
 
     try:

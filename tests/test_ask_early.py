@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -282,3 +284,77 @@ def test_a_continued_dialog_goes_early_unless_automatic_compaction_is_on(tmp_pat
     later, records = ask(home, "-c", "once more?")
     assert later.returncode == 0, later.stderr
     assert records == [] and len(llm_server.requests) == 3
+
+
+# --- https ----------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[tuple[LLMServer, Path]]:
+    """The loopback server speaking https with a certificate made here for 127.0.0.1, and that certificate (a
+    client trusts it through SSL_CERT_FILE, as httpx does)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    with LLMServer(tls=context) as server:
+        yield server, cert
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_an_https_provider_gets_the_question_early_verified_as_httpx_verifies(
+    tmp_path: Path, tls_server: tuple[LLMServer, Path], kind: str
+) -> None:
+    server, cert = tls_server
+    home = configure(tmp_path / "home", server, kind=kind)
+    stream = openai_stream if kind == "openai" else anthropic_stream
+    server.queue(stream(["Over ", "TLS."]))
+    result, records = ask(home, "--system", "Be terse.", "hello", SSL_CERT_FILE=str(cert))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Over TLS.\n" and result.stderr == ""
+    assert early_and_nothing_loaded(records)
+    assert len(server.requests) == 1 and ADOPTED in debug_log(home) and "differs" not in debug_log(home)
+
+
+def test_an_https_retry_after_a_429_goes_through_the_client(tmp_path: Path, tls_server: tuple[LLMServer, Path]) -> None:
+    server, cert = tls_server
+    home = configure(tmp_path / "home", server, settings=", retry_base_delay = 0.01")
+    config = home / "config" / "config.toml"
+    config.write_text(config.read_text().replace("max_retries = 0", "max_retries = 1"), encoding="utf-8")
+    server.queue(error_reply(429, "slow down", retry_after="0"), openai_stream(["Then."]))
+    result, records = ask(home, "hello", SSL_CERT_FILE=str(cert))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Then.\n" and early_and_nothing_loaded(records) and len(server.requests) == 2
+
+
+def test_a_certificate_not_trusted_sends_nothing_early_and_fails_as_the_client_does(
+    tmp_path: Path, tls_server: tuple[LLMServer, Path]
+) -> None:
+    server, _cert = tls_server
+    home = configure(tmp_path / "home", server)
+    server.queue(openai_stream(["never"]))
+    result, records = ask(home, "hello")  # certifi's bundle: the certificate made here is not in it
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "cannot connect" in result.stderr
+    assert records == [] and server.requests == []

@@ -9,9 +9,9 @@ the response is then read from that socket (`early_response`) and goes through t
 retries, error messages and SSE parsing as any other. Anything else — another request first, a difference in a
 header or the body — closes the early connection with one line in the log, and the run sends its own.
 
-Only plain http is sent early (a local server: llama.cpp, vLLM, LM Studio, the tests' loopback server), never
-through a proxy (httpx honours the proxy variables; nothing here does), and only URLs httpx would send as they
-are written, so the request line and Host header are the ones httpx writes.
+Plain http and https are sent early (https verified as httpx verifies: `ssl_context`), never through a proxy
+(httpx honours the proxy variables; nothing here does), and only URLs httpx would send as they are written, so
+the request line and Host header are the ones httpx writes.
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ import json
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    import ssl  # loaded only for an https request
 
 __all__ = ["EarlyRequest", "discard", "proxy_in_environment", "send", "take", "waiting"]
 
@@ -51,6 +54,9 @@ class EarlyRequest:
     #: The connection: a bare `_socket.socket` (the `socket` module and its `selectors` are 3 ms of a start);
     #: `early_response` wraps it in a `socket.socket` once asyncio has loaded that module anyway.
     sock: _socket.socket | None = field(default=None, repr=False)
+    #: For https: the TLS session over `sock`, its bytes passed through memory (`Tls`), so that the event loop
+    #: can go on reading the same socket once asyncio has loaded.
+    tls: Tls | None = field(default=None, repr=False)
 
     def difference(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> str:
         """ "" when the run's request is this one, else what differs (names only: no value is logged)."""
@@ -70,6 +76,18 @@ class EarlyRequest:
             with contextlib.suppress(OSError):
                 sock.shutdown(_socket.SHUT_RDWR)  # wakes a read waiting on it
             sock.close()
+
+
+@dataclass
+class Tls:
+    """A TLS client session on a socket through memory BIOs (`ssl.SSLObject`)."""
+
+    session: ssl.SSLObject
+    incoming: ssl.MemoryBIO  # bytes read from the socket, to decrypt
+    outgoing: ssl.MemoryBIO  # bytes to write to the socket
+
+    def pending_out(self) -> bytes:
+        return bytes(self.outgoing.read())
 
 
 _waiting: list[EarlyRequest] = []
@@ -93,14 +111,19 @@ def send(
         return None
     try:
         parts = urlsplit(url)
-        host, port = parts.hostname, parts.port or 80
+        host = parts.hostname
     except ValueError:
         return None
-    if parts.scheme != "http" or not host or parts.username is not None or parts.query or parts.fragment:
+    if parts.scheme not in ("http", "https") or not host or parts.username is not None or parts.query:
         return None
+    if parts.fragment:
+        return None
+    secure = parts.scheme == "https"
+    default_port = 443 if secure else 80
+    port = parts.port or default_port
     if not set(parts.netloc) <= _PLAIN or not set(parts.path) <= _PLAIN or "/." in parts.path:
         return None
-    if host != host.lower() or (parts.port == 80 and ":" in parts.netloc):
+    if host != host.lower() or (parts.port == default_port and ":" in parts.netloc):
         return None  # httpx writes the host in lower case and leaves the default port out
     try:
         data = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
@@ -116,15 +139,60 @@ def send(
     sock = _connect(host, port, connect_timeout)
     if sock is None:
         return None
+    tls = None
     try:
         sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
-        sock.sendall(head + b"\r\n" + data)
-    except OSError:
+        if secure:
+            tls = _handshake(sock, host)
+            tls.session.write(head + b"\r\n" + data)
+            sock.sendall(tls.pending_out())
+        else:
+            sock.sendall(head + b"\r\n" + data)
+    except (OSError, ValueError):  # ssl.SSLError is an OSError: a certificate refused, nothing was sent
         sock.close()
         return None
-    early = EarlyRequest(url, dict(headers), body, target, wire, data, sock)
+    early = EarlyRequest(url, dict(headers), body, target, wire, data, sock, tls)
     _waiting.append(early)
     return early
+
+
+def _handshake(sock: _socket.socket, host: str) -> Tls:
+    """A TLS session with `host` over `sock`, verified as httpx verifies (`ssl_context`); raises `ssl.SSLError`
+    (an `OSError`) when the certificate is refused, before any byte of the request is written."""
+    import ssl
+
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = Tls(ssl_context().wrap_bio(incoming, outgoing, server_hostname=host), incoming, outgoing)
+    while True:
+        try:
+            tls.session.do_handshake()
+        except ssl.SSLWantReadError:
+            sock.sendall(tls.pending_out())
+            received = sock.recv(65536)
+            if not received:
+                raise ConnectionResetError("the server closed the connection during the TLS handshake") from None
+            tls.incoming.write(received)
+            continue
+        sock.sendall(tls.pending_out())
+        return tls
+
+
+def ssl_context() -> ssl.SSLContext:
+    """The context httpx makes for a client that verifies (`httpx.create_ssl_context(trust_env=True)`, which
+    `_httpx.shared_ssl_context` uses): SSL_CERT_FILE, else SSL_CERT_DIR, else certifi's bundle; with the ALPN
+    httpcore sets (HTTP/1.1 only)."""
+    import ssl
+
+    if os.environ.get("SSL_CERT_FILE"):
+        context = ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+    elif os.environ.get("SSL_CERT_DIR"):
+        context = ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
+    else:
+        import certifi
+
+        context = ssl.create_default_context(cafile=certifi.where())
+    context.set_alpn_protocols(["http/1.1"])
+    return context
 
 
 def _connect(host: str, port: int, timeout: float) -> _socket.socket | None:

@@ -3,7 +3,8 @@
 `HTTPTransport.open_stream` uses it in place of `client.send` for the one request it adopted, so what follows —
 the status check, retries, redirects refused, error bodies, the SSE parsing — is the code every request goes
 through. The socket is read on the event loop (no thread: ctrl+c cancels a read at once), HTTP/1.1 parsed by
-h11 (what httpx's own transport uses), the body decoded by httpx from its Content-Encoding. Failures become the
+h11 (what httpx's own transport uses), through the TLS session `early` made for https (memory BIOs: the event
+loop reads the same socket), the body decoded by httpx from its Content-Encoding. Failures become the
 httpx exceptions httpx raises for them, so they are worded and retried alike: a server that closes the
 connection without an answer is `RemoteProtocolError` (retried once on a new connection, as for a kept-alive one),
 a read that waits longer than the provider's read timeout `ReadTimeout`, a reset `ReadError`.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -51,8 +53,7 @@ class _Reader:
             if self.early.sock is None:  # closed (the response was closed while it was read)
                 raise httpx.ReadError("the connection was closed", request=self.request)
             try:
-                receiving = asyncio.get_running_loop().sock_recv(self.sock, _READ_SIZE)
-                data = await asyncio.wait_for(receiving, self.read_timeout)
+                data = await asyncio.wait_for(self._receive(), self.read_timeout)
             except TimeoutError:
                 raise httpx.ReadTimeout("timed out reading the response", request=self.request) from None
             except OSError as error:
@@ -60,6 +61,31 @@ class _Reader:
             if not data and self.connection.their_state is h11.SEND_RESPONSE:
                 raise httpx.RemoteProtocolError("Server disconnected without sending a response.", request=self.request)
             self.connection.receive_data(data)
+
+
+    async def _receive(self) -> bytes:
+        """The next bytes of the response (decrypted for https); b"" at its end."""
+        loop = asyncio.get_running_loop()
+        tls = self.early.tls
+        if tls is None:
+            return await loop.sock_recv(self.sock, _READ_SIZE)
+        while True:
+            try:
+                data = tls.session.read(_READ_SIZE)
+            except ssl.SSLWantReadError:
+                received = await loop.sock_recv(self.sock, _READ_SIZE)
+                if not received:
+                    tls.incoming.write_eof()
+                else:
+                    tls.incoming.write(received)
+                continue
+            except (ssl.SSLZeroReturnError, ssl.SSLEOFError):  # the server ended the session (or just the TCP)
+                return b""
+            finally:
+                pending = tls.pending_out()
+                if pending:  # what TLS itself has to say back (a key update)
+                    await loop.sock_sendall(self.sock, pending)
+            return data
 
 
 class _Body(httpx.AsyncByteStream):

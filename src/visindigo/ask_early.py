@@ -5,7 +5,7 @@ Importing the asynchronous HTTP stack takes longer than everything else `ask` do
 that request with the run loop's own code (`engine.run_setup`, the wire formats' body modules) and writes it to
 a socket (`engine.providers.early`); the run then finds the request it was about to send already on the wire and
 reads its answer from there (`HTTPTransport.open_stream` compares URL, headers and body first; any difference
-and it sends its own). Certain means: a plain-http provider of the openai or anthropic kind (not Ollama, whose
+and it sends its own). Certain means: an http or https provider of the openai or anthropic kind (not Ollama, whose
 adapter speaks its own API), no proxy in the environment, no tools and no MCP servers (their listing comes first
 and changes the request), no image or PDF anywhere in the request (scaled or read in the run), the model known
 without listing the provider's models, and no automatic compaction that could be due for a continued dialog.
@@ -84,7 +84,7 @@ def send_first(
     except (NoModelAvailable, ProviderError, AttachmentError, ValueError):
         return "the run decides (a model to pick, a key or a file it refuses)"
     sent = early.send(url, headers, body, connect_timeout=provider.connect_timeout, user_agent=_httpx_agent())
-    return "" if sent is not None else "not a plain-http address httpx sends as written, or no connection"
+    return "" if sent is not None else "not an address httpx sends as written, no connection, or a certificate refused"
 
 
 def _unsure(provider: Provider, dialog: Dialog, messages: Sequence[Message]) -> str:
@@ -93,8 +93,6 @@ def _unsure(provider: Provider, dialog: Dialog, messages: Sequence[Message]) -> 
 
     if provider.kind not in ("openai", "anthropic"):
         return f"a provider of kind {provider.kind!r}"
-    if not provider.base_url.startswith("http://"):
-        return "not a plain-http provider"
     try:
         if provider.kind == "openai" and server_kind(provider) == "ollama":
             return "Ollama is asked through its own API"

@@ -286,6 +286,25 @@ def test_a_continued_dialog_goes_early_unless_automatic_compaction_is_on(tmp_pat
     assert records == [] and len(llm_server.requests) == 3
 
 
+def test_a_providers_own_headers_go_early_unless_they_name_one_httpx_sets(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    home = configure(tmp_path / "home", llm_server)
+    config = home / "config" / "config.toml"
+    base = config.read_text()
+    llm_server.responder = lambda request: openai_stream(["Fine."])
+    config.write_text(base + 'headers = { X-Team = "blue" }\n', encoding="utf-8")
+    result, records = ask(home, "hello")
+    assert result.returncode == 0, result.stderr
+    assert early_and_nothing_loaded(records) and llm_server.requests[-1].headers["x-team"] == "blue"
+    # httpx merges a User-Agent of the provider's with its own: the early send does not guess how
+    config.write_text(base + 'headers = { User-Agent = "team-blue/1" }\n', encoding="utf-8")
+    result, records = ask(home, "hello")
+    assert result.returncode == 0, result.stderr
+    assert records == [] and llm_server.requests[-1].headers["user-agent"] == "team-blue/1"
+    assert len(llm_server.requests) == 2
+
+
 # --- https ----------------------------------------------------------------------------------------------------------
 
 

@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 #: What may appear in a URL's host and path for it to go out as written (httpx normalises anything else).
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/:")
+#: The headers written here besides the adapter's (a provider's own header of one of these names: the run sends).
+_OWN_HEADERS = frozenset({"host", "accept-encoding", "connection", "user-agent", "content-length", "content-type"})
 #: httpx decodes these whatever extras are installed; the response is decoded by httpx as any other.
 _ACCEPT_ENCODING = "gzip, deflate"
 
@@ -103,27 +105,28 @@ def send(
 ) -> EarlyRequest | None:
     """POST `body` as JSON to `url` on a new connection and keep it for `take`; None when it was not sent.
 
-    Not sent (nothing reaches the server): an address that is not plain http written as httpx would send it,
-    a header or body httpx would refuse, a connection that cannot be made. A connection that fails while the
-    request is written is closed: the server has an incomplete request, which it cannot act on.
+    Not sent (nothing reaches the server): an address that is not http(s) written as httpx would send it, a
+    header httpx would merge with its own (Host, User-Agent, …), a header or body httpx would refuse, a
+    connection that cannot be made, a certificate refused. A connection that fails while the request is written
+    is closed: the server has an incomplete request, which it cannot act on.
     """
     if proxy_in_environment():
         return None
     try:
         parts = urlsplit(url)
-        host = parts.hostname
+        host, given_port = parts.hostname, parts.port
     except ValueError:
         return None
     if parts.scheme not in ("http", "https") or not host or parts.username is not None or parts.query:
         return None
-    if parts.fragment:
+    if parts.fragment or {name.lower() for name in headers} & _OWN_HEADERS:
         return None
     secure = parts.scheme == "https"
     default_port = 443 if secure else 80
-    port = parts.port or default_port
+    port = given_port or default_port
     if not set(parts.netloc) <= _PLAIN or not set(parts.path) <= _PLAIN or "/." in parts.path:
         return None
-    if host != host.lower() or (parts.port == default_port and ":" in parts.netloc):
+    if host != host.lower() or (given_port == default_port and ":" in parts.netloc):
         return None  # httpx writes the host in lower case and leaves the default port out
     try:
         data = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")

@@ -8,7 +8,12 @@ Measured in one run, interleaved so that a busy machine slows every case alike:
 - the import of the asynchronous HTTP stack alone (asyncio, httpx, httpcore, anyio's asyncio backend), start to
   exit: what any asyncio httpx client (the engine's adapters use one) pays before its first request;
 - `visindigo ask "…"`: start to the chat request's arrival, with a config naming the loopback provider and its
-  model (so no model list is fetched first) and a store that already exists (the usual case);
+  model (so no model list is fetched first) and a store that already exists (the usual case); the request leaves
+  before asyncio and httpx are loaded (`ask_early`);
+- `visindigo ask` to a provider on https (the loopback server with a certificate made here, trusted through
+  SSL_CERT_FILE): the early send then loads the certificate store and shakes hands before the request leaves;
+- the same with a proxy variable set (and NO_PROXY naming the loopback server): no early send, the run sends its
+  request through httpx as it did before `ask_early` — the difference is what sending early gains;
 - in this process: the SSL context with certifi's bundle that httpx builds for a client (a plain-http provider
   skips it).
 Every case runs with bytecode caching on (as after an install), whatever PYTHONDONTWRITEBYTECODE says here.
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import ssl
 import statistics
 import subprocess
 import sys
@@ -107,13 +113,23 @@ def main() -> None:
     runs = parser.parse_args().runs
     python = sys.executable
     arrivals = Arrivals()
-    with LLMServer() as server, tempfile.TemporaryDirectory(prefix="ask-bench-") as folder:
-        server.responder = arrivals.reply
+    with (
+        tempfile.TemporaryDirectory(prefix="ask-bench-") as folder,
+        LLMServer() as server,
+        LLMServer(tls=tls_context(Path(folder))) as secure,
+    ):
+        server.responder = secure.responder = arrivals.reply
         home = Path(folder)
         write_home(home, server.openai_url)
+        secure_home = home / "https"
+        write_home(secure_home, secure.openai_url)
         env = {**os.environ, "VISINDIGO_HOME": str(home), "BENCH_KEY": "sk-bench"}
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules compiled once, not at every start
         ask = [python, "-m", "visindigo", "ask", "Say ok."]
+        # A proxy variable turns the early send off (ask_early); NO_PROXY keeps httpx direct to the loopback server
+        no_early = {**env, "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1"}
+        # the https server's certificate trusted as httpx trusts one (and so the early send: ask_early)
+        secure_env = {**env, "VISINDIGO_HOME": str(secure_home), "SSL_CERT_FILE": str(home / "cert.pem")}
         address = urlsplit(server.openai_url + "/chat/completions")
         stdlib = STDLIB_REQUEST.format(host=address.hostname, port=address.port, path=address.path)
         cases = {
@@ -127,6 +143,8 @@ def main() -> None:
             "http.client request (stdlib)": lambda: to_request([python, "-c", stdlib], arrivals, env),
             "async HTTP stack (import only)": lambda: to_exit([python, "-c", ASYNC_STACK], env),
             "visindigo ask": lambda: to_request(ask, arrivals, env),
+            "ask, sent by the run": lambda: to_request(ask, arrivals, no_early),
+            "visindigo ask (https)": lambda: to_request(ask, arrivals, secure_env),
         }
         for measure in cases.values():  # warm the file cache, and let the first ask create the store
             measure()
@@ -155,6 +173,20 @@ def main() -> None:
     print(f"certificate bundle an https client loads (httpx.create_ssl_context): {bundle_ms():.1f} ms; "
           "a plain-http provider skips it")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+def tls_context(folder: Path) -> ssl.SSLContext:
+    """A server context with a certificate for 127.0.0.1 made here (openssl), written to folder/cert.pem."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-keyout", str(key), "-out",
+         str(cert), "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True,
+        capture_output=True,
+    )
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
 
 
 def bundle_ms(runs: int = 15) -> float:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 #: Folders of the user's own files (prompts, their values, the trash): owner only, like the config and data.
@@ -23,6 +22,8 @@ def write_text_atomic(path: Path, text: str, *, mode: int | None = None, folder_
     only: a template or a dialog may hold anything). A missing folder is made with `folder_mode`.
     """
     path.parent.mkdir(mode=folder_mode, parents=True, exist_ok=True)
+    import tempfile  # here: it loads random and more, which reading a config does not need
+
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

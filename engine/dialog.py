@@ -517,6 +517,8 @@ class Dialog:
 
     def _changed(self, what: str) -> None:
         """Emit `DialogChanged(what)`: the dialog's configuration changed."""
+        if self._capture is None and not self._listeners:
+            return  # nobody to tell: the events module stays unloaded (`visindigo ask` before its question leaves)
         from .events import DialogChanged
 
         self.emit(DialogChanged(what))

@@ -7,7 +7,6 @@ HTTP 400 from the server into a clear error at the place the mistake was made.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from abc import ABC, abstractmethod
 from typing import Any
@@ -77,6 +76,8 @@ class Function(ABC):
 
     async def invoke_async(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Run without blocking the event loop (in a thread by default)."""
+        import asyncio  # here: `visindigo ask` sends its question before asyncio is loaded (ask_early)
+
         return await asyncio.to_thread(self.invoke, arguments)
 
     def declaration(self) -> dict[str, Any]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
-
 from .record import record
 
 APP_NAME = "visindigo"
@@ -72,6 +70,8 @@ def resolve_paths(
         default_config = root / "config" / CONFIG_FILE_NAME
         default_data = root / "data"
     else:
+        import platformdirs  # here: with a home given it is not needed (5 ms of `visindigo ask`'s start)
+
         default_config = platformdirs.user_config_path(APP_NAME) / CONFIG_FILE_NAME
         default_data = platformdirs.user_data_path(APP_NAME)
     config_file = Path(config_path).expanduser() if config_path is not None else default_config

@@ -6,7 +6,6 @@ API). The API key is held privately and never appears in `repr`, `to_json` or an
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,8 @@ from .secrets import key_problem
 __all__ = ["ModelInfo", "NoModelAvailable", "Provider"]
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .providers.base import Adapter
 
 
@@ -149,6 +150,8 @@ class Provider:
         if not size:
             return None
         if self._run_slots is None or self._run_slots_size != size:
+            import asyncio  # here: `visindigo ask` sends its question before asyncio is loaded (ask_early)
+
             self._run_slots = asyncio.Semaphore(size)
             self._run_slots_size = size
         return self._run_slots

@@ -72,6 +72,7 @@ from .providers.base import (
 from .providers.models import ensure_models
 from .providers.windows import ensure_windows, set_window
 from .providers.windows import window as window_of
+from .run_setup import choose_model, round_request, system_prompt
 from .stop_reason import stop_reason
 from .tool_context import ToolCallContext, current_tool_call
 from .tool_runner import ToolOutcome, parse_arguments, run_function
@@ -125,19 +126,7 @@ class _Setup:
             self.emit(Notice(text))
 
     def request(self, dialog: Dialog, *, first_round: bool) -> ChatRequest:
-        parameters = dialog.parameters
-        if not self.functions:
-            parameters.pop("tool_choice", None)  # a tool choice without tools is an error on every API
-        return ChatRequest(
-            model=self.model,
-            system=self.system,
-            messages=dialog.messages,
-            tools=[function.declaration() for function in self.functions.values()],
-            settings=dict(self.provider.settings),
-            provider_id=self.provider.id,
-            parameters=parameters,
-            first_round=first_round,
-        )
+        return round_request(self.provider, self.model, self.system, self.functions, dialog, first_round=first_round)
 
 
 @dataclass
@@ -460,7 +449,7 @@ async def _prepare(dialog: Dialog) -> _Setup:
     if question_has_images(messages):
         required |= Capability.IMAGE
     try:
-        model = _choose_model(provider, required, bool(functions), dialog.model_id)
+        model = choose_model(provider, required, bool(functions), dialog.model_id)
     except NoModelAvailable as error:
         if listing_problem:  # the server's own words first: they say why (a proxy's "No connected db.")
             raise _Failure(f"listing the models failed: {listing_problem} — so {error}") from None
@@ -490,9 +479,7 @@ async def _prepare(dialog: Dialog) -> _Setup:
             "instead (pick another model to change it)"
         )
 
-    system = "\n\n".join(
-        [skill.content.strip() for skill in dialog.effective_skills() if skill.content.strip()] + server_notes
-    )
+    system = system_prompt(dialog, server_notes)
     max_rounds = center.settings.get("max_tool_rounds", DEFAULT_MAX_TOOL_ROUNDS)
     if not isinstance(max_rounds, int) or isinstance(max_rounds, bool) or max_rounds < 1:
         max_rounds = DEFAULT_MAX_TOOL_ROUNDS
@@ -510,23 +497,6 @@ def _no_tools_notice(provider: Provider, model: ModelInfo, choice: Any) -> str:
         f"{model.label} on {provider.name} takes no tools ({why}): this dialog's tools{forced} are not sent; "
         "pick a model that takes tools to use them"
     )
-
-
-def _choose_model(provider: Provider, required: Capability, wants_tools: bool, preferred_id: str) -> ModelInfo:
-    """The dialog's model when it meets the requirement; otherwise prefer one that also takes tools.
-
-    The user's explicit choice wins over tool support: a chosen text-only model answers without tools rather
-    than being silently replaced.
-    """
-    preferred = provider.get_model(preferred_id) if preferred_id else None
-    if preferred is not None and required in preferred.capabilities:
-        return preferred
-    if wants_tools:
-        try:
-            return provider.pick_model(required | Capability.TOOLS, preferred_id)
-        except NoModelAvailable:
-            pass
-    return provider.pick_model(required, preferred_id)
 
 
 # --- tools --------------------------------------------------------------------------------------------------

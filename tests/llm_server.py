@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -295,7 +296,9 @@ def json_reply(document: Any, status: int = 200) -> Reply:
 class LLMServer:
     """The scripted endpoint. `queue(...)` replies for POSTs; `models` (or `models_reply`) for GET .../models."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        #: A server-side TLS context: the server speaks https (its URLs say so).
+        self.tls = tls
         self.requests: list[RecordedRequest] = []
         self.models: list[str] = ["test-model"]
         self.models_reply: Reply | None = None
@@ -316,6 +319,8 @@ class LLMServer:
         handler = type("Handler", (_Handler,), {"owner": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
+        if self.tls is not None:
+            self._httpd.socket = self.tls.wrap_socket(self._httpd.socket, server_side=True)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="llm-server", daemon=True
         )
@@ -341,7 +346,7 @@ class LLMServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls is not None else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def openai_url(self) -> str:

@@ -206,6 +206,7 @@ SLOW: tuple[str, ...] = (
     "tests/tui/workbench/test_workbench_behaviour.py::test_the_drawer_follows_the_stream_from_the_last_message_and_never_says_live_with_no_reasoning",
     "tests/tui/workbench/test_workbench_behaviour.py::test_the_footer_offers_esc_cancel_only_while_an_answer_can_be_cancelled",
     "tests/tui/workbench/test_workbench_behaviour.py::test_tok_s_is_live_while_streaming_then_the_last_answers_figure_is_marked",
+    "tests/test_ask_early.py::test_a_continued_dialog_goes_early_unless_automatic_compaction_is_on",
     "tests/test_ask_cli.py::test_mcp_tools_run_as_in_the_app_allowed_by_their_server_name",
     "tests/test_ask_cli.py::test_continue_then_the_app_lists_the_dialog_opens_it_first_and_continues_it",
     "tests/test_ask_cli.py::test_files_are_attached_by_the_composers_rules",

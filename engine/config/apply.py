@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .model import Config
 
 if TYPE_CHECKING:
     from ..function import Function
     from ..mcp_server import MCPServer
+    from ..paths import Paths
     from ..provider import Provider
     from ..skill import Skill
 
@@ -84,3 +86,27 @@ def _add_package_tools(center: ConfigTarget, config: Config) -> None:
         else:
             problems.append(f"tools.enabled: {tool.entry.package} offers {tool.id!r}, which another tool has already")
     config.problems.extend(ConfigProblem(config.config_file, "tools", problem) for problem in problems)
+
+
+T = TypeVar("T", bound="ConfiguredTarget")
+
+
+class ConfiguredTarget(ConfigTarget, Protocol):
+    """A Center as `configured` fills it in."""
+
+    paths: Paths | None
+    notices: list[str]
+
+
+def configured(cls: Callable[[], T], paths: Paths) -> T:
+    """A new Center configured from the config file of `paths`, without a store (`attach_store` adds one); the
+    config's problems are its `notices`. `visindigo ask` sends a new question with this alone, then opens the
+    store (`engine.storage.opening.open_store`)."""
+    from .load import load_config
+
+    config, problems = load_config(paths)
+    center = cls()
+    center.paths = paths
+    apply_config(center, config)
+    center.notices = [str(problem) for problem in problems]
+    return center

@@ -24,7 +24,6 @@ or, failing that, from the usual host and port.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -176,6 +175,8 @@ async def learn_from_server(
 
     Models the server says nothing about are left as they are; a server that does not answer changes nothing.
     """
+    import asyncio  # here: `visindigo ask` builds its first request with this module before asyncio is loaded
+
     kind = server_kind(provider)
     if kind == "llama.cpp":  # its /models entries state modalities only; /props says the rest
         pending = [model for model in models if set(sources(model).values()) <= {LISTING, ASSUMED}]

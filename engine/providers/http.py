@@ -18,27 +18,32 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import logging
 import socket
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from ..applog import http_event_hooks
-from ..env_refs import UnsetVariable
 from ..sanitize import clean, cut
-from ..secrets import key_problem
 from ._httpx import httpx, ssl_context_for
 from .base import Endpoint, ProviderError, redact, retry_delay, retry_limit
+from .early import EarlyRequest
+from .early import take as take_early
+from .headers import extra_headers, request_headers
 
 __all__ = [
     "HTTPAdapter",
     "HTTPTransport",
     "error_from_body",
+    "extra_headers",
     "is_permanent_error",
     "retry_delay",
     "retry_limit",
     "transport_error",
 ]
+
+log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 529})
 #: Words of an error body that say the request itself is wrong: sending it again cannot help.
@@ -132,10 +137,15 @@ class HTTPTransport:
         max_wait = _float_setting(settings, "max_retry_wait", DEFAULT_MAX_RETRY_WAIT)
         attempt = 0
         fresh_connection_tried = False
+        early = take_early(url, dict(headers), body)  # `visindigo ask` may have sent this very request already
         while True:
             try:
                 request = self.client.build_request("POST", url, json=body, headers=dict(headers))
-                response = await self.client.send(request, stream=True)
+                if early is not None:
+                    adopted, early = early, None  # only the first attempt: a retry goes through the client
+                    response = await self._adopt(adopted, request)
+                else:
+                    response = await self.client.send(request, stream=True)
             except _STALE_CONNECTION_ERRORS as error:
                 if fresh_connection_tried:
                     raise self.fail(transport_error(error, self.provider)) from None
@@ -168,6 +178,19 @@ class HTTPTransport:
                 )
             attempt += 1
             await asyncio.sleep(wait)
+
+    async def _adopt(self, early: EarlyRequest, request: httpx.Request) -> httpx.Response:
+        """The response to the request sent early, as `client.send(request, stream=True)` would return it (the
+        client's event hooks called alike)."""
+        from .early_response import response_to
+
+        log.debug("the request was sent early (before asyncio was loaded): its answer is read from that connection")
+        for hook in self.client.event_hooks["request"]:
+            await hook(request)
+        response = await response_to(early, request, self.provider.read_timeout)
+        for hook in self.client.event_hooks["response"]:
+            await hook(response)
+        return response
 
     def _redirect_error(self, response: httpx.Response, url: str) -> ProviderError:
         """A redirect in words, with the base URL it points to when it keeps the request's path."""
@@ -218,17 +241,7 @@ class HTTPAdapter:
 
     def _headers(self, accept: str) -> dict[str, str]:
         """The request's headers; a key or header value that HTTP cannot carry is a `ProviderError` naming it."""
-        problem = self.provider.key_problem()
-        if problem is not None:
-            raise self.http.fail(problem)
-        headers = {"Accept": accept, **self._own_headers()}
-        for name, value in extra_headers(self.provider).items():
-            if key_problem(value) is not None:
-                raise self.http.fail(
-                    f"the header {name!r} holds a line break or another control character; it cannot be sent"
-                )
-            headers[name] = value
-        return headers
+        return request_headers(self.provider, self._own_headers(), accept, self.http.fail)
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -410,11 +423,3 @@ def _float_setting(settings: Mapping[str, Any], key: str, default: float) -> flo
 
 def _short(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def extra_headers(provider: Endpoint) -> dict[str, str]:
-    """The provider's configured headers with `${VAR}` references expanded; a missing variable is a `ProviderError`."""
-    try:
-        return provider.request_headers()
-    except UnsetVariable as missing:
-        raise ProviderError(f"{provider.name}: {missing}") from None

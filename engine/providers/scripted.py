@@ -8,15 +8,18 @@ Every request is recorded in `requests`, so a test can assert what the run loop 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..capability import Capability
 from ..provider import ModelInfo, Provider
 from .base import ChatRequest, FinishPart, ProviderError, StreamPart, TextPart
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["Pause", "ScriptedAdapter", "Turn", "scripted_provider", "text_turn"]
 
@@ -79,6 +82,8 @@ class ScriptedAdapter:
             if isinstance(item, BaseException):
                 raise item
             if self.delay > 0:
+                import asyncio  # here: the package is imported by `visindigo ask` before asyncio (ask_early)
+
                 await asyncio.sleep(self.delay)
             yield item
 
@@ -90,6 +95,8 @@ class ScriptedAdapter:
 
 
 async def _pause(pause: Pause) -> None:
+    import asyncio
+
     if pause.until is None:
         await asyncio.sleep(pause.seconds)
         return

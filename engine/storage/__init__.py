@@ -1,10 +1,28 @@
 """The dialog store: SQLite (WAL) in the data directory, one row per dialog and per message.
 
 `Store.open(paths)` opens it (taking the data directory's lock); `Center.open()` is the usual way in.
+`Store` and the tracker load on first use (PEP 562): `visindigo ask` imports the errors to catch them, and sends
+its question before sqlite3 and the store are loaded.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .errors import StoreError, StoreLocked
-from .store import Store
-from .tracker import CHECKPOINT_INTERVAL, DialogTracker
+
+if TYPE_CHECKING:
+    from .store import Store
+    from .tracker import CHECKPOINT_INTERVAL, DialogTracker
+
+_LAZY = {"Store": "store", "CHECKPOINT_INTERVAL": "tracker", "DialogTracker": "tracker"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f"{__name__}.{module}"), name)
+
 
 __all__ = ["CHECKPOINT_INTERVAL", "DialogTracker", "Store", "StoreError", "StoreLocked"]

@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from ..config import apply_config, load_config
-from ..config.apply import ConfigTarget
+from ..config.apply import ConfigTarget, configured
 from ..paths import ensure_dirs, resolve_paths
 from .errors import StoreError
 from .inbox import Inbox
@@ -48,23 +47,32 @@ def open_center(
     store (`Store.open`).
     """
     paths = resolve_paths(home, config_path=config_path, data_dir=data_dir)
-    try:
-        ensure_dirs(paths)
-    except OSError as exc:
-        raise StoreError(f"Cannot create Visindigo's folders: {exc}") from exc
     # The store first: a second instance refused by the lock says so in one sentence, without first reporting
     # every problem of a config file it will not use.
-    store = Store.open_read_only(paths) if read_only else Store.open(paths, on_salvage=on_salvage)
+    store = open_store(paths, read_only=read_only, on_salvage=on_salvage)
     try:
-        config, problems = load_config(paths)
-        center = cls()
-        center.paths = paths
-        apply_config(center, config)
+        center = configured(cls, paths)
         center.attach_store(store)
     except BaseException:
         store.close()
         raise
-    center.notices = [str(problem) for problem in problems] + list(store.notices)
-    if not read_only:  # what `visindigo ask` left while another instance held the store (`inbox`)
-        center.notices += Inbox(paths.data_dir).take_into(store)[1]
+    center.notices += store_notices(store, paths, read_only=read_only)
     return center
+
+
+def open_store(paths: Paths, *, read_only: bool = False, on_salvage: SalvageProgress | None = None) -> Store:
+    """The store of `paths` (its folders made first); raises `StoreLocked` / `StoreError` as `Store.open` does."""
+    try:
+        ensure_dirs(paths)
+    except OSError as exc:
+        raise StoreError(f"Cannot create Visindigo's folders: {exc}") from exc
+    return Store.open_read_only(paths) if read_only else Store.open(paths, on_salvage=on_salvage)
+
+
+def store_notices(store: Store, paths: Paths, *, read_only: bool) -> list[str]:
+    """What the store reports at its opening; a writable store first takes in what `visindigo ask` left in its
+    inbox while another instance held the store (`inbox`)."""
+    notices = list(store.notices)
+    if not read_only:
+        notices += Inbox(paths.data_dir).take_into(store)[1]
+    return notices

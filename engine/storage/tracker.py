@@ -10,9 +10,9 @@ event, so a full disk that frees up again leaves no hole in the history.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -242,11 +242,19 @@ class DialogTracker:
 
 def _call_later(delay: float, callback: Callable[[], None]) -> Callable[[], object]:
     """Run `callback` after `delay` on the running event loop, or on a timer thread when there is none."""
+    if "asyncio" not in sys.modules:  # not imported yet (`visindigo ask` before its question leaves): no loop runs
+        return _timer(delay, callback)
+    import asyncio
+
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
-        timer = threading.Timer(delay, callback)
-        timer.daemon = True
-        timer.start()
-        return timer.cancel
+        return _timer(delay, callback)
     return loop.call_later(delay, callback).cancel
+
+
+def _timer(delay: float, callback: Callable[[], None]) -> Callable[[], object]:
+    timer = threading.Timer(delay, callback)
+    timer.daemon = True
+    timer.start()
+    return timer.cancel

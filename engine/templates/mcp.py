@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from ..mcp.status import MCPPromptInfo
 from ..mcp_server import MCPServer
 from ..message import Message, Role
 from .fields import TemplateField
+
+if TYPE_CHECKING:  # the MCP package loads asyncio: a template filled by `visindigo ask` needs neither
+    from ..mcp.status import MCPPromptInfo
 
 
 @runtime_checkable

@@ -102,13 +102,17 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(error), USAGE)
     from visindigo.engine.storage.errors import StoreError
 
-    from .ask_store import open_center
+    from .ask_store import attach_store, config_center, open_center
 
+    # A new question needs the config alone: the store is opened once it has left (`ask_early`), and a store
+    # that cannot be opened then closes that request and fails in one line. A continued dialog is read from it.
+    later = not args.demo and args.dialog is None and not args.continue_last
     try:
-        center, unsaved = open_center(args)
+        center, unsaved = (config_center(args), "") if later else open_center(args)
     except StoreError as error:
         return _fail(str(error), FAILED)
     try:
+        said = len(center.notices)
         for notice in center.notices:
             _say(notice)
         if unsaved:
@@ -119,10 +123,31 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(error), USAGE)
         except AskError as error:
             return _fail(str(error), FAILED)
+        from .ask_early import send_first
+
+        not_early = send_first(center, args, dialog, messages, continued)  # the question leaves before asyncio
+        if not_early:
+            import logging
+
+            logging.getLogger("visindigo.ask").debug("the question was not sent early: %s", not_early)
+        if later:
+            try:
+                unsaved = attach_store(center, args)  # the dialog is written into it now
+            except StoreError as error:
+                _discard_early()
+                return _fail(str(error), FAILED)
+            for notice in center.notices[said:]:
+                _say(notice)
+            if unsaved:
+                _say(unsaved)
+        import gc
+
+        gc.enable()  # paused for the start-up by cli.run_command
         import asyncio
 
         return asyncio.run(_ask_in(center, args, dialog, messages, continued))
     finally:
+        _discard_early()
         center.close()
 
 
@@ -310,6 +335,13 @@ class Approver:
             f"ask on; allow it with --allow-tool {name} (or every tool with --allow-tools), or with approval in the "
             "config"
         )
+
+
+def _discard_early() -> None:
+    """Close a request sent early that no run took (the run failed before its request, ctrl+c)."""
+    early = sys.modules.get("visindigo.engine.providers.early")
+    if early is not None:
+        early.discard()
 
 
 def _say(text: str) -> None:

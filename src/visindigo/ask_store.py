@@ -53,18 +53,60 @@ def open_center(args: argparse.Namespace) -> tuple[Center, str]:
 def _reading_center(config_path: object, data_dir: object) -> Center:
     """The configured Center reading the store without writing it; without a store, the config alone."""
     from visindigo.engine import Center
-    from visindigo.engine.config import apply_config, load_config
+    from visindigo.engine.config.apply import configured
     from visindigo.engine.paths import DB_FILE_NAME, resolve_paths
 
     paths = resolve_paths(config_path=config_path, data_dir=data_dir)  # type: ignore[arg-type]
     if (paths.data_dir / DB_FILE_NAME).exists():
         return Center.open(config_path=config_path, data_dir=data_dir, read_only=True)  # type: ignore[arg-type]
-    center = Center()  # nothing stored yet: nothing to read, and nothing (no folder) is created
-    center.paths = paths
-    config, problems = load_config(paths)
-    apply_config(center, config)
-    center.notices = [str(problem) for problem in problems]
-    return center
+    return configured(Center, paths)  # nothing stored yet: nothing to read, and nothing (no folder) is created
+
+
+def config_center(args: argparse.Namespace) -> Center:
+    """The configured Center without its store, for a new question: its first request needs the config alone,
+    and leaves before the store is opened (`ask_early`); `attach_store` then opens it."""
+    from visindigo.engine import Center
+    from visindigo.engine.config.apply import configured
+    from visindigo.engine.paths import resolve_paths
+
+    paths = resolve_paths(config_path=getattr(args, "config", None), data_dir=getattr(args, "data_dir", None))
+    return configured(Center, paths)
+
+
+def attach_store(center: Center, args: argparse.Namespace) -> str:
+    """Open the store of `config_center`'s Center as `open_center` would and attach it (its dialog is written
+    then); "" or the line saying where the dialog goes instead, as `open_center` returns it. Raises `StoreError`.
+    The store's notices are added to `center.notices`."""
+    from visindigo.engine.storage import StoreLocked
+    from visindigo.engine.storage.opening import open_store, store_notices
+
+    paths = center.paths
+    assert paths is not None
+    if args.no_save:
+        return ""  # a new dialog kept out of the store: nothing to read there, and nothing (no folder) is made
+    from .cli_progress import SalvageProgressLine
+
+    progress = SalvageProgressLine()  # a damaged store is repaired at open, which can take a while
+    try:
+        store = open_store(paths, on_salvage=progress)
+    except StoreLocked as locked:  # another instance writes it: read it beside that one (as `open_center`)
+        from visindigo.engine.paths import DB_FILE_NAME
+
+        holder = f" (process {locked.holder})" if locked.holder else ""
+        unsaved = (
+            f"Visindigo{holder} is open on {locked.directory}: this dialog goes to its inbox, and the app takes "
+            "it into its tree within a few seconds"
+        )
+        if not (paths.data_dir / DB_FILE_NAME).exists():
+            return unsaved
+        store = open_store(paths, read_only=True)
+    else:
+        unsaved = ""
+    finally:
+        progress.finish()
+    center.attach_store(store)
+    center.notices += store_notices(store, paths, read_only=store.read_only)
+    return unsaved
 
 
 def _demo_center() -> Center:

@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from visindigo import __version__
 from visindigo.cli_output import say
@@ -74,8 +74,40 @@ def _add_plain_options(parser: argparse.ArgumentParser, *, sub: bool = False) ->
     )
 
 
+def _columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size()` finds it (COLUMNS, else stdout's terminal, else 80)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    try:
+        lines = int(os.environ["LINES"])
+    except (KeyError, ValueError):
+        lines = 0
+    if columns <= 0 or lines <= 0:
+        try:
+            size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            size = os.terminal_size((80, 24))
+        if columns <= 0:
+            columns = size.columns or 80
+    return columns
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, the width found as argparse finds it but without importing shutil: a parser makes one
+    for every argument it is given, and shutil (with bz2, lzma and fnmatch) was 2 ms of `visindigo ask`'s start."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
 class _Parser(argparse.ArgumentParser):
     """The top-level parser; its --help ends with the files in use, worked out only when help is printed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def format_help(self) -> str:
         return super().format_help() + "\n" + _paths_help()
@@ -125,12 +157,14 @@ def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentP
     if not commands:
         parser.set_defaults(command=None)
         return parser
-    from visindigo import ask_cli, completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
+    from visindigo import ask_cli
 
     subparsers = parser.add_subparsers(dest="command", metavar="{" + ",".join(COMMAND_NAMES) + "}")
     ask_cli.add_commands(subparsers)
     if only == "ask":
-        return parser
+        return parser  # without the other commands' modules: `ask` sends its question sooner (ask_early)
+    from visindigo import completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
+
     chat = subparsers.add_parser(
         "chat",
         help="talk to a model: the app, or with --plain a line-by-line conversation",
@@ -433,7 +467,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     """A subcommand other than chat and serve; their modules are imported only here (not on the app's start)."""
-    from visindigo import ask_cli, completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
+    from visindigo import ask_cli
+
+    if args.command in ask_cli.COMMANDS:  # first, without the other commands' modules (see ask_early)
+        import logging
+
+        logging.getLogger("visindigo").addHandler(logging.NullHandler())  # ask prints config problems itself
+        # As for the app (run_app): the collector would scan the start-up's long-lived objects again and again.
+        # `ask` resumes it once its question has left (ask_cli.run).
+        gc.disable()
+        try:
+            start_log(args)
+            return run_ask(args)
+        finally:
+            gc.enable()
+    from visindigo import completion, config_cli, dialogs_cli, doctor, scores_cli, tools_cli, usage_cli
 
     if args.command == "completion":
         return completion.run(args)
@@ -442,7 +490,6 @@ def run_command(args: argparse.Namespace) -> int:
         *doctor.COMMANDS,
         *tools_cli.COMMANDS,
         *dialogs_cli.COMMANDS,
-        *ask_cli.COMMANDS,
     ):
         # these print config problems themselves; without this, logging's last resort repeats them on stderr
         import logging
@@ -451,8 +498,6 @@ def run_command(args: argparse.Namespace) -> int:
     if args.command in config_cli.COMMANDS:
         return config_cli.run(args)
     start_log(args)
-    if args.command in ask_cli.COMMANDS:
-        return run_ask(args)
     if args.command in dialogs_cli.COMMANDS:
         return run_guarded(dialogs_cli.run, args)
     if args.command in scores_cli.COMMANDS:

@@ -13,8 +13,9 @@ The API the composer and `visindigo ask` call:
 Nothing here imports Pillow or pypdf until an image or a PDF is read or sent.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy_names import names_on_first_use
 from .errors import AttachmentError
 from .limits import (
     ANTHROPIC_IMAGE_LIMITS,
@@ -60,10 +61,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = names_on_first_use(__name__, _LAZY)

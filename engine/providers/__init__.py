@@ -6,7 +6,9 @@ this package to send its question before asyncio is loaded (`early`), which need
 `base` nor the scripted provider (which needs asyncio).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy_names import names_on_first_use
 
 if TYPE_CHECKING:
     from .base import (
@@ -54,13 +56,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    return getattr(import_module(f"{__name__}.{module}"), name)
+__getattr__ = names_on_first_use(__name__, _LAZY)
 
 
 __all__ = [

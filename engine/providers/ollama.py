@@ -31,6 +31,7 @@ from .base import (
 from .capabilities import server_root
 from .http import error_text, is_permanent_error, transport_error
 from .openai import OpenAIAdapter, wire_messages
+from .openai_body import wire_tools
 from .think import PIECE_PARTS, ThinkSplitter
 from .windows import ollama_num_ctx, set_window
 
@@ -131,17 +132,7 @@ def build_chat_body(request: ChatRequest) -> dict[str, Any]:
         tools = request.tools
         if chosen and chosen not in TOOL_CHOICE_MODES and request.first_round:
             tools = [tool for tool in tools if tool["name"] == chosen] or tools  # Ollama has no forced choice
-        body["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": tool["name"],
-                    "description": tool.get("description", ""),
-                    "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
-                },
-            }
-            for tool in tools
-        ]
+        body["tools"] = wire_tools(tools)
     if "reasoning_effort" in parameters:
         body["think"] = parameters["reasoning_effort"] not in ("none", "minimal")
     for extra in (request.settings.get("extra_body"), request.model.extra.get("extra_body")):

@@ -31,6 +31,21 @@ def own_headers(provider: Endpoint) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"} if key else {}
 
 
+def wire_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tools offered, as chat-completions "function" entries (Ollama's chat API takes the same shape)."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
+            },
+        }
+        for tool in tools
+    ]
+
+
 def build_body(request: ChatRequest, *, stream_usage: bool = True, named_tool_choice: bool = True) -> dict[str, Any]:
     """The chat-completions request for one round; `named_tool_choice` False for a server that does not take the
     object form of a named tool choice (see `takes_named_tool_choice`)."""
@@ -39,17 +54,7 @@ def build_body(request: ChatRequest, *, stream_usage: bool = True, named_tool_ch
     if stream_usage:
         body["stream_options"] = {"include_usage": True}
     if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": tool["name"],
-                    "description": tool.get("description", ""),
-                    "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
-                },
-            }
-            for tool in request.tools
-        ]
+        body["tools"] = wire_tools(request.tools)
     parameters = request.parameters
     max_tokens = output_limit(request)
     if max_tokens:

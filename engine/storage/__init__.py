@@ -5,8 +5,9 @@
 its question before sqlite3 and the store are loaded.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy_names import names_on_first_use
 from .errors import StoreError, StoreLocked
 
 if TYPE_CHECKING:
@@ -16,13 +17,7 @@ if TYPE_CHECKING:
 _LAZY = {"Store": "store", "CHECKPOINT_INTERVAL": "tracker", "DialogTracker": "tracker"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    return getattr(import_module(f"{__name__}.{module}"), name)
+__getattr__ = names_on_first_use(__name__, _LAZY)
 
 
 __all__ = ["CHECKPOINT_INTERVAL", "DialogTracker", "Store", "StoreError", "StoreLocked"]

@@ -7,8 +7,9 @@ and the MCP adapter import `Prompt`, so they are loaded on first use (PEP 562) r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy_names import names_on_first_use
 from .fields import FIELD_TYPES, FieldType, TemplateField
 from .syntax import Placeholder, Scan, SyntaxProblem, scan
 from .system import SYSTEM_VARIABLES, Clock, UserContext, local_now, system_values, user_values
@@ -27,13 +28,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"{__name__}.{module_name}"), name)
+__getattr__ = names_on_first_use(__name__, _LAZY)
 
 
 __all__ = [

@@ -269,11 +269,7 @@ def test_after_a_suspend_and_resume_the_image_is_sent_again(tmp_path: Path, llm_
         terminal.wait_for("shot .png", 30)
         terminal.pump(1.5)
         (image_id,) = uploads(bytes(terminal.raw))
-        before = len(terminal.raw)
-        os.kill(terminal.process.pid, signal.SIGTSTP)  # as ctrl+z in a shell: Textual leaves and stops itself
-        terminal.pump(1.0)
-        os.kill(terminal.process.pid, signal.SIGCONT)
-        terminal.pump(2.0)
+        before = suspend_and_resume(terminal)
     finally:
         terminal.close()
     after = bytes(terminal.raw)[before:]
@@ -289,15 +285,11 @@ def test_after_a_suspend_and_resume_the_screen_is_drawn_again(tmp_path: Path, ll
     terminal = start(make_home(tmp_path, llm_server), TERM="xterm-256color")
     try:
         terminal.pump(1.0)
-        before = len(terminal.raw)
-        os.kill(terminal.process.pid, signal.SIGTSTP)
-        terminal.pump(1.0)
-        os.kill(terminal.process.pid, signal.SIGCONT)
-        terminal.pump(2.0)
+        before = suspend_and_resume(terminal)
     finally:
         terminal.close()
     after = bytes(terminal.raw)[before:]
-    resumed = after.index(b"\x1b[?1049h")
+    resumed = after.index(b"\x1b[?1049h")  # back on the alternate screen
     assert b"Four coloured quarters" in after[resumed:] and "▀".encode() in after[resumed:]
 
 
@@ -328,3 +320,14 @@ def test_the_setting_cells_keeps_half_blocks_even_in_kitty(tmp_path: Path, llm_s
     finally:
         terminal.close()
     assert b"\x1b_G" not in terminal.raw and PLACEHOLDER not in terminal.raw
+
+
+def suspend_and_resume(terminal: KittyTerminal) -> int:
+    """Stop the app as ctrl+z in a shell does (Textual leaves the screen and stops itself), then continue it; how
+    much it had written before."""
+    before = len(terminal.raw)
+    os.kill(terminal.process.pid, signal.SIGTSTP)
+    terminal.pump(1.0)
+    os.kill(terminal.process.pid, signal.SIGCONT)
+    terminal.pump(2.0)
+    return before

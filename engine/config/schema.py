@@ -318,9 +318,10 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         "standard",
                     ),
                     "images": doc(
-                        {"type": "string", "enum": ["auto", "kitty", "cells"]},
-                        "attached images: auto (kitty graphics in kitty and Ghostty, else half-block cells), kitty, "
-                        "or cells",
+                        {"type": "string", "enum": ["auto", "kitty", "sixel", "iterm", "cells"]},
+                        "attached images: auto (kitty graphics in kitty and Ghostty; the full-size view in sixel or "
+                        "iTerm2 images where the terminal is known to draw them; else half-block cells), kitty, "
+                        "sixel, iterm, or cells",
                         "auto",
                     ),
                 },

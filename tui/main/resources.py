@@ -229,7 +229,8 @@ class FileAttaching:
 
     def show_picture(self, index: int | None) -> None:
         """The first image of the message at `index` (or of the latest message with one) full size."""
-        from visindigo.tui.chat.attachments.lines import PictureScreen, images_of
+        from visindigo.tui.chat.attachments.full_size import PictureScreen
+        from visindigo.tui.chat.attachments.lines import images_of
 
         messages = self.workbench.shown.messages
         order = [index] if index is not None else list(range(len(messages) - 1, -1, -1))

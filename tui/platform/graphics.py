@@ -1,15 +1,21 @@
-"""Which way attached images are drawn — by the terminal (kitty's graphics protocol) or in half-block cells —
-and the one write that sends an image to the terminal.
+"""Which way attached images are drawn — by the terminal (kitty's graphics protocol; sixel or iTerm2's inline
+images for the full-size view) or in half-block cells — and the one write that sends an image to the terminal.
 
 The choice is made from the environment alone, never by asking the terminal: a query's answer arrives on the
 app's own input, where Textual's input thread would take it for keys (and a key typed meanwhile for the
 answer), and asking before the app starts would slow every start for the few dialogs with a picture. So:
 
-- `[ui] images = "cells"` or `"kitty"` decides; `"auto"` (the default) picks kitty graphics only for kitty
-  (`TERM=xterm-kitty` or `KITTY_WINDOW_ID`) and Ghostty (`TERM=xterm-ghostty` or `TERM_PROGRAM=ghostty`) — the
-  two terminals known to show kitty's Unicode placeholders — with 24-bit colour announced (`COLORTERM`, which
-  carries the image id), and not inside tmux or screen (they pass no APC to the terminal without a
-  passthrough set-up);
+- `[ui] images = "cells"`, `"kitty"`, `"sixel"` or `"iterm"` decides; `"auto"` (the default) picks kitty
+  graphics only for kitty (`TERM=xterm-kitty` or `KITTY_WINDOW_ID`) and Ghostty (`TERM=xterm-ghostty` or
+  `TERM_PROGRAM=ghostty`) — the two terminals known to show kitty's Unicode placeholders — with 24-bit colour
+  announced (`COLORTERM`, which carries the image id); iTerm2's inline images for iTerm2 (`TERM_PROGRAM` or,
+  over SSH, `LC_TERMINAL`), WezTerm and mintty; sixel for foot, mlterm, Konsole 22.04+, Windows Terminal and
+  contour (xterm draws sixel only when started as a VT340, which its environment does not tell: set
+  `"sixel"`); and none of them inside tmux or screen (they pass no APC to the terminal without a passthrough
+  set-up, and place no pixels where the app's cells are);
+- sixel and iTerm2 pictures are pixels painted at the cursor, which the next write over their cells wipes and a
+  scroll leaves behind, so they draw only the full-size view (`PixelImages`: sent again after every frame that
+  writes over them); a message's small picture stays in half blocks there;
 - whatever was chosen, the app draws cells when it cannot do better: in `serve`'s browser page, headless
   (tests, snapshots), under NO_COLOR, on a colour system below truecolor, or when the shim is off.
 
@@ -31,27 +37,37 @@ from visindigo.engine.record import record
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.widget import Widget
 
 log = logging.getLogger(__name__)
 
 UPSTREAM = "docs/upstream/terminal-write.md"
-AUTO, KITTY, CELLS = "auto", "kitty", "cells"
-SETTINGS = (AUTO, KITTY, CELLS)
+AUTO, KITTY, SIXEL, ITERM, CELLS = "auto", "kitty", "sixel", "iterm", "cells"
+SETTINGS = (AUTO, KITTY, SIXEL, ITERM, CELLS)
+#: The ways that paint pixels at the cursor (the full-size view only).
+PIXELS = (SIXEL, ITERM)
+#: A cell's pixels when the terminal does not say (a VT340's, as xterm assumes).
+DEFAULT_CELL_PIXELS = (10, 20)
+_WAYS = {
+    KITTY: "kitty graphics (Unicode placeholders)",
+    SIXEL: "sixel for the full-size view (alt+i), half-block cells in messages",
+    ITERM: "iTerm2 inline images for the full-size view (alt+i), half-block cells in messages",
+    CELLS: "half-block cells",
+}
 
 
 @record(frozen=True)
 class Choice:
     """How images are drawn, and why (the line `visindigo doctor` prints)."""
 
-    path: str  # KITTY or CELLS
+    path: str  # KITTY, SIXEL, ITERM or CELLS
     why: str
     #: Inside tmux with `[ui] images = "kitty"`: each upload wrapped for tmux's passthrough (tmux 3.3+ with
     #: `set -g allow-passthrough on`), the placeholder cells being ordinary text tmux redraws itself.
     tmux: bool = False
 
     def describe(self) -> str:
-        way = "kitty graphics (Unicode placeholders)" if self.path == KITTY else "half-block cells"
-        return f"images: {way} — {self.why}"
+        return f"images: {_WAYS[self.path]} — {self.why}"
 
 
 def choose(setting: object = AUTO, environ: Mapping[str, str] | None = None) -> Choice:
@@ -62,14 +78,16 @@ def choose(setting: object = AUTO, environ: Mapping[str, str] | None = None) -> 
     if setting == KITTY:
         inside = bool(environ.get("TMUX"))
         return Choice(KITTY, '[ui] images = "kitty"' + (" (through tmux's passthrough)" if inside else ""), inside)
+    if setting in PIXELS:
+        return Choice(str(setting), f'[ui] images = "{setting}"')
     term = environ.get("TERM", "")
     program = environ.get("TERM_PROGRAM", "").lower()
     if environ.get("TMUX"):
         return Choice(
-            CELLS, 'inside tmux, which passes no kitty graphics on by itself ([ui] images = "kitty" forces them)'
+            CELLS, 'inside tmux, which passes no terminal graphics on by itself ([ui] images = "kitty" forces them)'
         )
     if environ.get("STY"):
-        return Choice(CELLS, "inside screen, which passes no kitty graphics on")
+        return Choice(CELLS, "inside screen, which passes no terminal graphics on")
     if term == "xterm-kitty":
         terminal = "kitty (TERM=xterm-kitty)"
     elif environ.get("KITTY_WINDOW_ID") and program in ("", "kitty"):
@@ -77,7 +95,12 @@ def choose(setting: object = AUTO, environ: Mapping[str, str] | None = None) -> 
     elif term == "xterm-ghostty" or program == "ghostty":
         terminal = "Ghostty (TERM=xterm-ghostty)" if term == "xterm-ghostty" else "Ghostty (TERM_PROGRAM)"
     else:
-        return Choice(CELLS, f"TERM={term or '(not set)'} is not a terminal known to show kitty's image placeholders")
+        pixels = _pixel_terminal(term, program, environ)
+        if pixels is not None:
+            return pixels
+        return Choice(
+            CELLS, f"TERM={term or '(not set)'} is not a terminal known to show kitty, sixel or iTerm2 pictures"
+        )
     if "NO_COLOR" in environ:
         return Choice(CELLS, f"{terminal}, but NO_COLOR is set and an image's id is a colour")
     if environ.get("COLORTERM", "").lower() not in ("truecolor", "24bit"):
@@ -85,6 +108,28 @@ def choose(setting: object = AUTO, environ: Mapping[str, str] | None = None) -> 
             CELLS, f"{terminal}, but COLORTERM does not announce the 24-bit colour that carries an image's id"
         )
     return Choice(KITTY, f"{terminal} with 24-bit colour; `serve` and headless runs still draw cells")
+
+
+def _pixel_terminal(term: str, program: str, environ: Mapping[str, str]) -> Choice | None:
+    """The terminals known (by their environment) to draw iTerm2's inline images or sixel, else None."""
+    konsole = environ.get("KONSOLE_VERSION", "")
+    if program == "iterm.app" or environ.get("LC_TERMINAL") == "iTerm2":
+        found = ITERM, "iTerm2"
+    elif program in ("wezterm", "mintty"):
+        found = ITERM, "WezTerm" if program == "wezterm" else "mintty"
+    elif term.startswith("foot"):
+        found = SIXEL, "foot"
+    elif term == "mlterm" or "MLTERM" in environ:
+        found = SIXEL, "mlterm"
+    elif konsole.isdigit() and int(konsole) >= 220400:
+        found = SIXEL, "Konsole 22.04+"
+    elif environ.get("WT_SESSION"):
+        found = SIXEL, "Windows Terminal"
+    elif environ.get("TERMINAL_NAME") == "contour":
+        found = SIXEL, "contour"
+    else:
+        return None
+    return Choice(found[0], f"{found[1]} draws {'sixel' if found[0] == SIXEL else 'iTerm2 images'}")
 
 
 class TerminalImages:
@@ -143,11 +188,142 @@ def tmux_passthrough(data: str) -> str:
     return "".join("\x1bPtmux;" + (piece + "\x1b\\").replace("\x1b", "\x1b\x1b") + "\x1b\\" for piece in pieces)
 
 
+@record(frozen=True)
+class Overlay:
+    """A picture the terminal paints over the cells of a region (screen cells: column, row, width, height)."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+    data: str
+
+    def covers(self, row: int, start: int, stop: int) -> bool:
+        return self.y <= row < self.y + self.height and start < self.x + self.width and self.x < stop
+
+    def fits(self, owner: Widget) -> bool:
+        """Whether `owner` is still on the screen shown, at this overlay's cells: a frame drawn after its
+        screen was closed or after a new window size moved it must not paint the picture again."""
+        try:
+            shown = owner.is_mounted and owner.screen is owner.app.screen
+        except Exception:  # detached: Textual's NoScreen / NoActiveAppError
+            return False
+        region = owner.content_region
+        return shown and (region.x, region.y, region.width, region.height) == (self.x, self.y, self.width, self.height)
+
+
+class PixelImages:
+    """Pictures painted by the terminal at the cursor (sixel, iTerm2), each over a region of cells.
+
+    Such a picture is lost where a cell under it is written, and would be left behind by a scroll, so each is
+    written again after any frame that wrote into its region (the output stage's frame listener: inside the
+    same synchronized update, right after the frame's cells), and removing one clears the screen before the
+    next frame repaints every cell. A frame that finds its owner gone from the screen or moved (the view
+    closed, the window resized) removes it the same way instead of painting it where it no longer belongs."""
+
+    def __init__(self, app: App[Any], path: str) -> None:
+        self._app = weakref.ref(app)
+        self.path = path
+        self._shown: dict[int, tuple[weakref.ref[Widget], Overlay]] = {}
+
+    def place(self, owner: Widget, x: int, y: int, width: int, height: int, data: str) -> bool:
+        """Paint `data` at cell (x, y) for `owner` now, and after each frame that writes over it; False when
+        there is no terminal (or the region would reach the last row, where a picture scrolls the screen)."""
+        app: Any = self._app()
+        if app is None or app._driver is None or y + height >= app.size.height:
+            return False
+        overlay = Overlay(x, y, width, height, data)
+        self._shown[id(owner)] = (weakref.ref(owner), overlay)
+        app._driver.write(_at(overlay))
+        app._driver.flush()
+        return True
+
+    def remove(self, owner: Widget) -> None:
+        """Stop painting `owner`'s picture; the screen is cleared and every cell written at the next frame."""
+        if self._shown.pop(id(owner), None) is not None:
+            self._erase()
+
+    def _erase(self) -> None:
+        app = self._app()
+        if app is not None:
+            from visindigo.tui.platform import output_stage
+
+            output_stage.repaint_terminal(app, erase=True)
+            app.refresh()
+
+    def after_frame(self, stage: Any) -> str:
+        """The pictures a frame wrote over (all after a full repaint), to be painted again after it."""
+        if not self._shown:
+            return ""
+        stale = [key for key, (owner, overlay) in self._shown.items() if not _still_fits(owner(), overlay)]
+        for key in stale:
+            del self._shown[key]
+        if stale:
+            self._erase()
+        runs = stage.written
+        return "".join(
+            _at(overlay)
+            for _, overlay in self._shown.values()
+            if overlay.y + overlay.height < stage.height and any(overlay.covers(*run) for run in runs)
+        )
+
+
+def _still_fits(owner: Widget | None, overlay: Overlay) -> bool:
+    return owner is not None and overlay.fits(owner)
+
+
+def _at(overlay: Overlay) -> str:
+    """The picture painted at its cell with the cursor and its attributes saved and restored around it."""
+    return f"\x1b7\x1b[{overlay.y + 1};{overlay.x + 1}H{overlay.data}\x1b8"
+
+
+def cell_pixels() -> tuple[int, int]:
+    """A cell's width and height in pixels, as the terminal reports its window (TIOCGWINSZ; xterm, foot,
+    WezTerm, iTerm2 and OpenSSH's forwarding fill it), else a VT340's. Not asked with an escape sequence: the
+    answer would arrive among the keys the app reads."""
+    import sys
+
+    try:
+        import fcntl
+        import struct
+        import termios
+    except ImportError:  # Windows
+        return DEFAULT_CELL_PIXELS
+    for stream in (sys.__stdout__, sys.__stdin__):
+        try:
+            if stream is None:
+                continue
+            packed = fcntl.ioctl(stream.fileno(), termios.TIOCGWINSZ, b"\0" * 8)
+        except (OSError, ValueError):
+            continue
+        rows, columns, width, height = struct.unpack("HHHH", packed)
+        if rows and columns and width >= columns and height >= rows:
+            return width // columns, height // rows
+    return DEFAULT_CELL_PIXELS
+
+
+def pixels_for(app: App[Any]) -> PixelImages | None:
+    """`app`'s painter of sixel or iTerm2 pictures when its terminal takes them and they can be shown now (a
+    real terminal, the output stage on: it says what each frame wrote), else None (draw cells)."""
+    choice = _choices.get(app)
+    if choice is None or choice.path not in PIXELS or app.is_web or app.is_headless or not _shim_enabled(app):
+        return None
+    from visindigo.tui.platform import output_stage
+
+    if not output_stage.is_installed(app):
+        return None
+    found = _pixels.get(app)
+    if found is None:
+        found = _pixels[app] = PixelImages(app, choice.path)
+        output_stage.add_frame_listener(app, found.after_frame)
+    return found
+
+
 def install(app: App[Any], setting: object = AUTO) -> None:
     """Decide for `app` (at start: the environment does not change while it runs)."""
     choice = choose(setting)
     _choices[app] = choice
-    if choice.path == KITTY:
+    if choice.path != CELLS:
         log.info("%s", choice.describe())
 
 
@@ -184,3 +360,4 @@ def _shim_enabled(app: App[Any]) -> bool:
 
 _choices: weakref.WeakKeyDictionary[App[Any], Choice] = weakref.WeakKeyDictionary()
 _images: weakref.WeakKeyDictionary[App[Any], TerminalImages] = weakref.WeakKeyDictionary()
+_pixels: weakref.WeakKeyDictionary[App[Any], PixelImages] = weakref.WeakKeyDictionary()

@@ -25,7 +25,8 @@ import functools
 import os
 import sys
 import weakref
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rich.cells import get_character_cell_size
 from rich.color import ColorSystem
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
 UPSTREAM = "docs/upstream/output-stage.md"
+
+#: Called after a frame with the stage (its `written` runs, its size); returns bytes to write after the frame.
+FrameListener: TypeAlias = Callable[["OutputStage"], str]
 
 #: The style key of a blank cell: no colour codes (the terminal's default).
 PLAIN = ""
@@ -67,15 +71,22 @@ class OutputStage:
         #: style key → (SGR sequence, link target or "")
         self._codes: dict[str, tuple[str, str]] = {PLAIN: (RESET, "")}
         self._cursor: tuple[int, int] | None = None
+        #: Clear the terminal's screen (ED 2) before the next full repaint: pixels drawn over the cells by the
+        #: terminal itself (`graphics.PixelImages`) may lie where no cell changes.
+        self._erase = False
+        #: The runs of cells the last frame wrote: (row, first column, end column).
+        self.written: list[tuple[int, int, int]] = []
         self.screen: Screen[Any] | None = None
         self.resize(width, height)
 
     # --- what may have disturbed the terminal -------------------------------------------------------------------
 
-    def invalidate(self) -> None:
-        """Forget what the terminal shows: the next frame writes every cell."""
+    def invalidate(self, erase: bool = False) -> None:
+        """Forget what the terminal shows: the next frame writes every cell (after clearing the screen, with
+        `erase`)."""
         self._sent = None
         self._cursor = None
+        self._erase = self._erase or erase
 
     def resize(self, width: int, height: int) -> None:
         """A new terminal size: the grid keeps what still fits and the next frame is a full repaint."""
@@ -205,6 +216,10 @@ class OutputStage:
         self._dirty = set()
         out: list[str] = []
         state = [PLAIN, ""]  # the SGR key and the link in force on the terminal while this frame is written
+        self.written = []
+        if sent is None and self._erase:
+            out.append(RESET + "\x1b[2J")
+            self._erase = False
         for y in rows:
             if y >= self.height:
                 continue
@@ -218,6 +233,7 @@ class OutputStage:
                 runs = [(0, self.width)] if self.width else []
             for start, stop in runs:
                 self._write_run(out, state, y, start, stop)
+                self.written.append((y, start, stop))
             if sent is not None:
                 sent[y] = (chars[:], styles[:])
         if sent is None:
@@ -325,6 +341,7 @@ def install(app: App[Any]) -> None:
             stage.show(screen)
             stage.apply(renderable)
             data = stage.frame(shown.screen.outer_size.clamp_offset(shown.cursor_position))
+            data += "".join(listener(stage) for listener in _listeners.get(app, ()))
         except Exception as error:  # Textual's own path reports a failed render the same way
             shown._handle_exception(error)
             data = ""
@@ -374,13 +391,26 @@ def _resumed(app: App[Any]) -> None:
     app.refresh()
 
 
-def repaint_terminal(app: App[Any]) -> None:
+def repaint_terminal(app: App[Any], erase: bool = False) -> None:
     """The terminal may not show what was sent (resumed after a suspend, or another program wrote to it): the
-    next frame writes every cell."""
+    next frame writes every cell — after clearing the screen, with `erase` (pixels the terminal drew over the
+    cells are gone only where a cell is written)."""
     stage = _stages.get(app)
     if stage is not None:
-        stage.invalidate()
+        stage.invalidate(erase)
+
+
+def is_installed(app: App[Any]) -> bool:
+    """Whether `app`'s frames go through the stage (so `add_frame_listener` is heard)."""
+    return app in _stages
+
+
+def add_frame_listener(app: App[Any], listener: FrameListener) -> None:
+    """After each of `app`'s frames, `listener(stage)` returns bytes written in the same synchronized update,
+    after the frame's cells (pixels drawn over cells the frame may have just written over)."""
+    _listeners.setdefault(app, []).append(listener)
 
 
 #: Each app's stage (None until its first staged frame); an app with an entry has the stage installed.
 _stages: weakref.WeakKeyDictionary[App[Any], OutputStage | None] = weakref.WeakKeyDictionary()
+_listeners: weakref.WeakKeyDictionary[App[Any], list[FrameListener]] = weakref.WeakKeyDictionary()

@@ -57,6 +57,7 @@ def configured_cursor_blink(center: Center) -> bool:
 
 
 def configured_images(center: Center) -> str:
-    """`[ui] images`: "auto" (the default, and what any other value means), "kitty" or "cells"."""
+    """`[ui] images`: "auto" (the default, and what any other value means), "kitty", "sixel", "iterm" or
+    "cells"."""
     value = _ui_settings(center).get("images")
-    return value if value in ("kitty", "cells") else "auto"
+    return value if value in ("kitty", "sixel", "iterm", "cells") else "auto"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import subprocess
 import sys
 import textwrap
@@ -63,20 +64,30 @@ class EmulatedTerminal:
     fed to a terminal emulator (pyte), whose screen is what a user sees: the output stage sends only the cells
     that changed, so whole words are found on the screen, not in the bytes."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], *, columns: int = 100, lines: int = 30) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        *,
+        columns: int = 100,
+        lines: int = 30,
+        cell: tuple[int, int] = (0, 0),
+    ) -> None:
+        """`cell`: the pixels of a cell the terminal reports with its size (0 × 0: none, as many do)."""
         import fcntl
         import struct
         import termios
 
         import pyte
 
+        self.cell = cell
         self.raw = bytearray()
         self.screen = pyte.Screen(columns, lines)
         self._stream = pyte.ByteStream(self.screen)
         #: Everything looked for, with whether it has been on the screen at some moment (notices go away).
         self.seen: dict[str, bool] = {}
         self.master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, columns * cell[0], lines * cell[1]))
         self.process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT,
                                         start_new_session=True)  # fmt: skip
         os.close(slave)
@@ -128,6 +139,20 @@ class EmulatedTerminal:
 
     def type(self, keys: bytes) -> None:
         os.write(self.master, keys)
+
+    def resize(self, columns: int, lines: int) -> None:
+        """The window takes a new size, as a terminal tells its program (the kernel sends SIGWINCH)."""
+        import fcntl
+        import struct
+        import termios
+
+        cell = self.cell
+        fcntl.ioctl(
+            self.master, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, columns * cell[0], lines * cell[1])
+        )
+        self.screen.resize(lines, columns)
+        # the app's session has no controlling terminal here (start_new_session), so the kernel sends it nothing
+        os.kill(self.process.pid, signal.SIGWINCH)
 
     def close(self) -> None:
         self.type(b"\x11")  # ctrl+q

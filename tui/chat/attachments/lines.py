@@ -1,16 +1,12 @@
 """What a message shows of its attached files: a line per file (name, kind, size — the name cleaned), and a
 small picture under each image, drawn by the terminal where it can (`kitty`; `tui/platform/graphics.py`
-decides), else in half blocks (`cells`). `PictureScreen` shows one full size."""
+decides), else in half blocks (`cells`). `full_size.PictureScreen` shows one full size."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -53,6 +49,13 @@ class Picture(Static):
         self.image_id: int | None = None
 
     def on_mount(self) -> None:
+        self.begin()
+
+    def on_unmount(self) -> None:
+        self.end()
+
+    def begin(self) -> None:
+        """Start making the picture (mounted: the app and its terminal are known)."""
         images = graphics.images_for(self.app)
         if images is not None:
             self.run_worker(lambda: self._scale(images), thread=True, exit_on_error=False, group="picture")
@@ -60,7 +63,8 @@ class Picture(Static):
         if cached_cells(self.attachment.sha256, self.columns, self.rows) is None:
             self.run_worker(self._draw, thread=True, exit_on_error=False, group="picture")
 
-    def on_unmount(self) -> None:
+    def end(self) -> None:
+        """Take the picture off the terminal (unmounted)."""
         images = graphics.images_for(self.app)
         if self.image_id is not None and images is not None:
             images.hide(self.image_id, kitty.delete(self.image_id))
@@ -103,35 +107,3 @@ def attachment_widgets(message: Message) -> Iterator[Widget]:
 
 def images_of(message: Message) -> list[Attachment]:
     return [a for a in message.attachments if a.kind is AttachmentKind.IMAGE]
-
-
-class PictureScreen(ModalScreen[None]):
-    """One attached image as large as the screen allows; esc or enter closes it."""
-
-    BINDINGS = [Binding("escape,enter,q", "dismiss", "Close")]
-
-    DEFAULT_CSS = """
-    PictureScreen {
-        align: center middle;
-    }
-    PictureScreen > Vertical {
-        width: auto;
-        height: auto;
-        background: $surface;
-        padding: 0 1;
-    }
-    PictureScreen .name {
-        color: $text-muted;
-    }
-    """
-
-    def __init__(self, attachment: Attachment) -> None:
-        super().__init__()
-        self.attachment = attachment
-
-    def compose(self) -> ComposeResult:
-        columns = max(8, self.app.size.width - 4)
-        rows = max(4, self.app.size.height - 3)
-        with Vertical():
-            yield Static(Content(f"{self.attachment.label()} · esc closes"), classes="name")
-            yield Picture(self.attachment, columns, rows)

@@ -1,0 +1,147 @@
+"""Issue 26: the full-size view of an attached image (alt+i) painted by the terminal as sixel (foot, mlterm,
+Konsole, Windows Terminal, xterm as a VT340) or as an iTerm2 inline image (iTerm2, WezTerm, mintty), read back
+as the bytes the real app writes to a pseudo-terminal.
+
+Checked: the picture is written after the frame that draws the view's (blank) cells, at the picture's first
+cell with the cursor saved and restored around it; a sixel image is sized by the cell pixels the terminal
+reports with its window size and read back pixel by pixel; an iTerm2 image is the scaled PNG stretched over the
+picture's cells; a new window size makes the picture again at the new size; esc clears the screen before the
+repaint that brings the dialog back, and nothing is painted after it. A message's small picture stays in half
+blocks on these terminals (a pixel picture would be left behind by the first scroll).
+
+The sixel path was also looked at in Debian's xterm (`xterm -ti vt340`, `[ui] images = "sixel"`) under Xvfb:
+the picture shows in the view, follows a resize and leaves nothing behind on esc (docs/attachments.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.llm_server import LLMServer
+from tests.tui.chat.sixel_reader import read_sixel
+from tests.tui.main.test_attach_snapshots import quadrants
+from tests.tui.platform.test_hostile_terminal import EmulatedTerminal
+from tests.tui.platform.test_kitty_graphics import make_home, run_env
+from visindigo.tui.chat.attachments import kitty
+from visindigo.tui.chat.attachments.cells import cell_size
+
+#: A picture painted at a cell: cursor saved, moved, the picture, cursor restored.
+PAINTED = re.compile(rb"\x1b7\x1b\[(\d+);(\d+)H(\x1bP[^\x1b]*\x1b\\|\x1b\]1337;File=[^\x07]*\x07)\x1b8")
+SIXEL_OR_ITERM = re.compile(rb"\x1bP[0-9;]*q[^\x1b]*\x1b\\|\x1b\]1337;[^\x07]*\x07")
+CELL = (8, 16)
+
+
+class PixelTerminal(EmulatedTerminal):
+    """pyte knows neither sixel nor iTerm2's OSC 1337: both are kept in `raw` but not fed to the emulator (one
+    cut between two reads is held back until its end arrives)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], **options: object) -> None:
+        super().__init__(argv, env, **options)  # type: ignore[arg-type]
+        self._held = b""
+        feed = self._stream.feed
+
+        def without_pictures(data: bytes) -> None:
+            data = self._held + data
+            self._held = b""
+            for opener, closer in ((b"\x1bP", b"\x1b\\"), (b"\x1b]1337;", b"\x07")):
+                start = data.rfind(opener)
+                if start != -1 and data.find(closer, start) == -1:
+                    data, self._held = data[:start], data[start:] + self._held
+            feed(SIXEL_OR_ITERM.sub(b"", data))
+
+        self._stream.feed = without_pictures  # type: ignore[method-assign]
+
+
+def near(colour: tuple[int, int, int], wanted: tuple[int, int, int]) -> bool:
+    """Within 3 % each: the colour register is the quantizer's, not the pixel's own."""
+    return all(abs(a - b) <= 3 for a, b in zip(colour, wanted, strict=True))
+
+
+def caption_cell(terminal: EmulatedTerminal) -> tuple[int, int]:
+    """(row, column) of the full-size view's caption: the picture's first cell is just below it."""
+    for row, line in enumerate(terminal.screen.display):
+        column = line.find("esc closes")
+        if column != -1:
+            return row, line.find("shot .png")
+    raise AssertionError(terminal.text())
+
+
+@pytest.mark.parametrize(
+    ("protocol", "environ"),
+    [
+        pytest.param("sixel", {"TERM": "foot"}, id="foot-sixel"),
+        pytest.param("iterm", {"TERM": "xterm-256color", "LC_TERMINAL": "iTerm2"}, id="iterm2-over-ssh"),
+    ],
+)
+def test_alt_i_has_the_terminal_paint_the_picture_over_the_views_cells(
+    tmp_path: Path, llm_server: LLMServer, protocol: str, environ: dict[str, str]
+) -> None:
+    home = make_home(tmp_path, llm_server)
+    env = run_env(home, **environ)
+    del env["COLUMNS"], env["LINES"]  # they would pin the size Textual reads; the pty's own size is resized below
+    terminal = PixelTerminal([sys.executable, "-m", "visindigo"], env, cell=CELL)
+    try:
+        terminal.wait_for("Four coloured quarters", 60)
+        terminal.wait_for("▀", 30)  # the message's small picture: half blocks
+        before = len(terminal.raw)
+        terminal.type(b"\x1bi")  # alt+i
+        terminal.wait_for("esc closes", 30)
+        terminal.pump(2.0)
+        caption = caption_cell(terminal)
+        opened = bytes(terminal.raw[before:])
+        terminal.resize(120, 36)
+        terminal.pump(2.5)
+        resized_caption = caption_cell(terminal)
+        resized = bytes(terminal.raw[before + len(opened) :])
+        terminal.type(b"\x1b")
+        terminal.wait_gone("esc closes", 30)
+        terminal.pump(1.0)
+        closed_at = len(terminal.raw)
+        terminal.pump(1.0)
+        after_close = bytes(terminal.raw[closed_at:])
+        back = terminal.text()
+    finally:
+        terminal.close()
+
+    painted = PAINTED.findall(opened)
+    assert len(painted) == 1, opened[-400:]  # once: no frame wrote over it while it was shown
+    row, column, data = int(painted[0][0]) - 1, int(painted[0][1]) - 1, painted[0][2].decode()
+    assert (row, column) == (caption[0] + 1, caption[1])  # its first cell, just below the caption
+    assert opened.index(b"esc closes") < opened.index(painted[0][2])  # after the frame that drew the view
+    # the view is 96 × 27 cells at most on a 100 × 30 screen; the 64 × 32 image keeps its 2 : 1 aspect there
+    columns, rows = cell_size(64, 32, 96, 27)
+    assert (columns, rows) == (96, 24)
+    if protocol == "sixel":
+        width, height, pixels = read_sixel(data)
+        assert width <= columns * CELL[0] and height <= rows * CELL[1] and height % 6 == 0
+        assert abs(width / height - 2) < 0.05 and width >= 400  # filling the cells, at the reported cell size
+        assert near(pixels[(width * 4 // 10, height // 10)], (86, 15, 15))  # the red quarter (220, 40, 40)
+        assert near(pixels[(width * 6 // 10, height * 9 // 10)], (90, 78, 11))  # the yellow one (230, 200, 30)
+    else:
+        found = re.fullmatch(r"\x1b\]1337;File=([^:]*):([A-Za-z0-9+/=]*)\x07", data)
+        assert found is not None
+        keys = dict(pair.split("=") for pair in found.group(1).split(";"))
+        assert (keys["width"], keys["height"], keys["preserveAspectRatio"]) == (str(columns), str(rows), "1")
+        assert base64.standard_b64decode(found.group(2)) == kitty.scaled_png("x", quadrants(), columns, rows)[0]
+
+    # a new size: the picture made again, larger, at the new view's first cell
+    again = PAINTED.findall(resized)
+    assert again, resized[-400:]
+    cleared = resized.rindex(b"\x1b[2J")  # the old picture's pixels wiped, never painted at its old cells
+    assert all(match.start() > cleared for match in PAINTED.finditer(resized))
+    row, column = int(again[-1][0]) - 1, int(again[-1][1]) - 1
+    assert (row, column) == (resized_caption[0] + 1, resized_caption[1])
+    if protocol == "sixel":
+        assert read_sixel(again[-1][2].decode())[0] > width
+    else:
+        assert b"width=%d;height=%d" % cell_size(64, 32, 116, 33) in again[-1][2]  # 116 × 29
+
+    # esc: the screen cleared before the frame that repaints every cell, nothing painted after it
+    closing = bytes(terminal.raw[before + len(opened) + len(resized) :])
+    assert b"\x1b[2J" in closing and not PAINTED.search(closing) and not PAINTED.search(after_close)
+    assert "Four coloured quarters" in back and "▀" in back

@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
+#: The subcommands in the order `--help` lists them. Written out because the parser made for `ask` alone has
+#: only that one, and its usage line must read as the full parser's (tests/test_cli_start.py checks the two agree).
+COMMAND_NAMES = (
+    "ask", "chat", "serve", "list", "export", "import", "scores", "usage", "config", "doctor", "tools", "completion"
+)  # fmt: skip
+
 
 #: What the run options' parser reads from no arguments at all (a plain `visindigo`, most starts): given without
 #: loading argparse (tests/tui/start/test_main_start.py checks it against the parser).

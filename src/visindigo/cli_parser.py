@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from visindigo import __version__
+from visindigo.cli import COMMAND_NAMES
 
 
 def _add_run_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> None:
@@ -118,24 +119,6 @@ def _paths_help() -> str:
         f"  logs         {paths.logs_dir}  (--debug or {LOG_ENV}=debug)\n"
         "`visindigo config path --all` lists every location; `visindigo doctor` checks them.\n"
     )
-
-
-#: The subcommands in the order `--help` lists them. Written out because the parser made for `ask` alone has
-#: only that one, and its usage line must read as the full parser's (tests/test_cli_start.py checks the two agree).
-COMMAND_NAMES = (
-    "ask",
-    "chat",
-    "serve",
-    "list",
-    "export",
-    "import",
-    "scores",
-    "usage",
-    "config",
-    "doctor",
-    "tools",
-    "completion",
-)
 
 
 def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentParser:

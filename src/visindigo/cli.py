@@ -44,7 +44,7 @@ def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentP
     """The command line's parser (`cli_parser.build_parser`)."""
     from visindigo.cli_parser import build_parser as build
 
-    return build(commands=commands, only=only)
+    return build(COMMAND_NAMES, commands=commands, only=only)
 
 
 def parse_arguments(argv: list[str]) -> argparse.Namespace:

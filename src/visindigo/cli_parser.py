@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from visindigo import __version__
-from visindigo.cli import COMMAND_NAMES
 
 
 def _add_run_options(parser: argparse.ArgumentParser, *, sub: bool = False) -> None:
@@ -121,9 +121,10 @@ def _paths_help() -> str:
     )
 
 
-def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentParser:
+def build_parser(names: Sequence[str], *, commands: bool = True, only: str = "") -> argparse.ArgumentParser:
     """The command line's parser; without `commands`, the run options alone, raising `argparse.ArgumentError`
-    instead of printing it (see `parse_arguments`); with `only`, the one subcommand of that name (`ask`)."""
+    instead of printing it (see `parse_arguments`); with `only`, the one subcommand of that name (`ask`). `names`:
+    the subcommands as the usage line lists them (`cli.COMMAND_NAMES`)."""
     parser = _Parser(
         prog="visindigo",
         description="A full-screen terminal workstation for large language models.",
@@ -144,7 +145,7 @@ def build_parser(*, commands: bool = True, only: str = "") -> argparse.ArgumentP
         return parser
     from visindigo import ask_cli
 
-    subparsers = parser.add_subparsers(dest="command", metavar="{" + ",".join(COMMAND_NAMES) + "}")
+    subparsers = parser.add_subparsers(dest="command", metavar="{" + ",".join(names) + "}")
     ask_cli.add_commands(subparsers)
     if only == "ask":
         return parser  # without the other commands' modules: `ask` sends its question sooner (ask_early)

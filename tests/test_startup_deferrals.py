@@ -59,8 +59,8 @@ DEFERRED = {
     "visindigo.tui.main.dialog_tree": "the sidebar's tree is made and mounted after the first frame",
     "visindigo.tui.workbench.timeline": "the tree's labels: drawn with the tree, after the first frame",
     "visindigo.engine.branch_titles": "the tree's branch titles: drawn with the tree, after the first frame",
-    "visindigo.tui.chat.vim.keys": "the vim keys: only with `[ui] composer_keys = \"vim\"`",
-    "visindigo.tui.chat.vim.state": "the vim keys: only with `[ui] composer_keys = \"vim\"`",
+    "visindigo.tui.chat.vim.keys": 'the vim keys: only with `[ui] composer_keys = "vim"`',
+    "visindigo.tui.chat.vim.state": 'the vim keys: only with `[ui] composer_keys = "vim"`',
     "visindigo.ask_cli": "the subcommands' modules: only their command imports them",
     "visindigo.usage_cli": "the subcommands' modules: only their command imports them",
     "visindigo.dialogs_cli": "the subcommands' modules: only their command imports them",
@@ -75,6 +75,9 @@ DEFERRED = {
     "visindigo.engine.context.usage": "an answer's usage: the first frame's dialog has no answer",
     "hashlib": "OpenSSL's bindings: an attachment's digest is taken when one is made, never for the first frame",
     "secrets": "an image's random id (with hmac): the first frame shows no image",
+    "argparse": "a plain `visindigo` gets the run options' defaults (cli.RUN_DEFAULTS); the parsers are cli_parser",
+    "gettext": "argparse's translations: only a parser needs them",
+    "visindigo.cli_parser": "a plain `visindigo` gets the run options' defaults (cli.RUN_DEFAULTS)",
 }
 
 #: What the app's start imports, module by module (the command line, then what `visindigo` alone runs).

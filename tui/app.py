@@ -29,7 +29,7 @@ from visindigo.tui.main.keys import MainCommands
 from visindigo.tui.main.screen import MainScreen
 from visindigo.tui.platform import graphics
 from visindigo.tui.platform.terminal_driver import LeavingOnSignals
-from visindigo.tui.platform.themes import ReadableDim
+from visindigo.tui.platform.themes import ReadableDim, with_readable_dim
 from visindigo.tui.start.options import AppOptions, configured_cursor_blink, configured_fps, configured_images
 from visindigo.tui.start.sequence import StartUp
 from visindigo.tui.start.store_check import StoreWatch
@@ -82,7 +82,7 @@ class VisindigoApp(LeavingOnSignals, App[None]):
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then dim hints at full strength on the terminal's palette (`platform.themes`)."""
-        return [*super().get_line_filters(), self.readable_dim]
+        return with_readable_dim(super().get_line_filters(), self.readable_dim)
 
     def get_default_screen(self) -> MainScreen:
         """The main screen is the first screen (no blank screen is drawn and replaced at start-up)."""

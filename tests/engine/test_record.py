@@ -80,3 +80,66 @@ def test_a_subclass_compares_only_with_its_own_class() -> None:
 
     assert Plain(1) == Plain(1) and Plain(1) != Base(1) and hash(Plain(1)) == hash(Base(1))
     assert repr(Plain(1)) == "test_a_subclass_compares_only_with_its_own_class.<locals>.Plain(value=1)"
+
+
+def test_a_record_compiles_its_init_when_first_made_and_nothing_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defining a record compiles no source (a frozen class's guards are closures); its first instance compiles
+    the `__init__` `dataclass` would write, which then behaves as the generated one does."""
+    import builtins
+
+    compiled: list[str] = []
+    real_exec = builtins.exec
+
+    def counting_exec(source: Any, *args: Any) -> None:
+        compiled.append(source if isinstance(source, str) else "")
+        real_exec(source, *args)
+
+    monkeypatch.setattr(builtins, "exec", counting_exec)
+
+    @record(frozen=True, slots=True)
+    class Event:
+        name: str
+        tags: list[str] = field(default_factory=list)
+        hidden: int = field(default=3, init=False)
+        flag: bool = field(default=False, kw_only=True)
+
+    assert compiled == []  # (`dataclass` compiles three: __init__, __setattr__, __delattr__)
+    event = Event("a", flag=True)
+    assert len(compiled) == 1 and (event.name, event.tags, event.hidden, event.flag) == ("a", [], 3, True)
+    Event("b")
+    assert len(compiled) == 1
+    assert Event.__init__.__qualname__.endswith("Event.__init__")
+    assert Event.__doc__ == "Event(name: 'str', tags: 'list[str]' = <factory>, *, flag: 'bool' = False)"
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'name'"):
+        Event()
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'name'"):
+        setattr(event, "name", "c")  # noqa: B010
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'tags'"):
+        delattr(event, "tags")
+    assert Event.__dataclass_params__.frozen and Event.__dataclass_params__.init  # type: ignore[attr-defined]
+
+
+def test_a_frozen_record_copies_pickles_and_runs_its_post_init_as_a_dataclass() -> None:
+    import copy
+    import inspect
+
+    made, recorded = pair(frozen=True, slots=True)
+    one = recorded(1, "y", [2], 0.5)
+    assert copy.copy(one) == one and copy.deepcopy(one) == one
+    restored = recorded.__new__(recorded)  # what pickling does (the class is local here, so not picklable)
+    restored.__setstate__(one.__getstate__())
+    assert restored == one and one.__getstate__() == made(1, "y", [2], 0.5).__getstate__()
+    assert str(inspect.signature(recorded)) == str(inspect.signature(made))
+    assert recorded.__doc__ == made.__doc__
+
+    seen: list[int] = []
+
+    @record
+    class Checked:
+        value: int
+
+        def __post_init__(self) -> None:
+            seen.append(self.value)
+
+    Checked(4)
+    assert seen == [4]

@@ -27,7 +27,8 @@ from visindigo.tui.common.sanitize import clean
 from visindigo.tui.platform.text_area_cursor import drawn_cursor_style
 
 if TYPE_CHECKING:
-    from visindigo.tui.chat.vim.keys import VimKeys  # (loaded only with `composer_keys = "vim"`)
+    from visindigo.tui.chat.vim.keys import VimKeys
+    from visindigo.tui.workbench import Workbench  # (loaded only with `composer_keys = "vim"`)
 
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
 
@@ -205,7 +206,8 @@ class Composer(Vertical):
 
             self.input.vim = VimKeys(self.input)
         self._mode = Static(Content(""), classes="mode")
-        #: The files waiting to go with the next message (bound to a workbench by the screen).
+        #: The files waiting to go with the next message: hidden while there are none, so it is mounted (and
+        #: bound to the screen's workbench) just after the first frame, by `mount_chips`.
         self.chips = AttachmentChips(id="attachment-chips")
         #: Index of the user message being edited, or None when composing a new one.
         self.editing_index: int | None = None
@@ -215,8 +217,13 @@ class Composer(Vertical):
         self._saved_draft = ""
 
     def compose(self) -> ComposeResult:
-        yield self.chips  # (the mode line, hidden until an edit or a template, is mounted then: see `_begin`)
-        yield self.input
+        yield self.input  # (the mode line, hidden until an edit or a template, is mounted then: see `_begin`)
+
+    async def mount_chips(self, workbench: Workbench) -> None:
+        """The chip row over the input, following `workbench` (the screen calls this after its first frame)."""
+        if not self.chips.is_attached:
+            await self.mount(self.chips, before=self.input)
+        self.chips.bind(workbench)
 
     @property
     def text(self) -> str:
@@ -242,7 +249,7 @@ class Composer(Vertical):
         self.input.move_cursor(self.input.document.end)
         self._mode.update(Content(mode))
         if self._mode.parent is None:
-            self.mount(self._mode, before=self.chips)
+            self.mount(self._mode, before=self.chips if self.chips.is_attached else self.input)
         self.add_class(css_class)
         self.input.focus()
 

@@ -97,8 +97,8 @@ class StatusLine(Widget):
     }
     """
 
-    def __init__(self, workbench: Workbench, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self, workbench: Workbench, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
         self.workbench = workbench
         self.info = StatusInfo()
         self.content = Content("")

@@ -79,7 +79,6 @@ class MainScreen(Workspace):
 
     async def on_mount(self) -> None:
         self._unsubscribe = listen(self, self.workbench, news.RunStarted, news.RunEnded)
-        self.composer.chips.bind(self.workbench)
         await self.open_dialog(self.dialog)
         self.composer.input.focus()
         self.call_after_refresh(self._after_first_frame)
@@ -105,10 +104,11 @@ class MainScreen(Workspace):
             self.workbench.refresh_tree()
 
     async def _after_first_frame(self) -> None:
-        """The tree (hundreds of dialogs) and the footer's keys, which the first frame shows empty."""
+        """The tree (hundreds of dialogs), the footer's keys and the attachment chips: the first frame has none."""
         self.workbench.refresh_tree()
         await self.sidebar.populate()  # draws the tree now, as the first thing after the first frame
         await self.mount_footer()
+        await self.composer.mount_chips(self.workbench)
 
     def now_showing(self, dialog: Dialog) -> None:
         """The pane shows `dialog` now; the meter asks for its model's window after this frame (the asking loads

@@ -29,15 +29,14 @@ if TYPE_CHECKING:
 SEARCH_DELAY = 0.25
 
 
-class Sidebar(Vertical):
-    """The search box above the dialog tree; keeps both in step with the workbench."""
+class SearchBox(Input):
+    """The search box. Its CSS holds the rules of all the sidebar's parts, as written (not scoped to this class):
+    they are parsed when the parts are first mounted, just after the first frame, and not for the first frame,
+    which shows the sidebar empty. It is mounted first of them, so its rules are there when the others are styled.
+    """
 
+    SCOPED_CSS = False
     DEFAULT_CSS = """
-    Sidebar {
-        width: 30;
-        height: 1fr;
-        border-right: solid $panel;
-    }
     Sidebar > Input {
         border: none;
         height: 1;
@@ -66,10 +65,22 @@ class Sidebar(Vertical):
     }
     """
 
+
+class Sidebar(Vertical):
+    """The search box above the dialog tree; keeps both in step with the workbench."""
+
+    DEFAULT_CSS = """
+    Sidebar {
+        width: 30;
+        height: 1fr;
+        border-right: solid $panel;
+    }
+    """
+
     def __init__(self, workbench: Workbench, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.workbench = workbench
-        self.search_input = Input(placeholder="/ search dialogs", id="dialog-search")
+        self.search_input = SearchBox(placeholder="/ search dialogs", id="dialog-search")
         self._tree: DialogTree | None = None
         self.hint = Static(Content(""), classes="hint")
         self._timer: Timer | None = None
@@ -107,7 +118,7 @@ class Sidebar(Vertical):
         once its first frame is on the terminal, so start-up does not wait for a widget that hundreds of dialogs
         will fill anyway."""
         if not self.tree_mounted:
-            await self.mount_all([self.search_input, self.hint, self.dialog_tree])
+            await self.mount_all([self.search_input, self.hint, self.dialog_tree])  # the search box first: its CSS
         self.refresh_tree()
 
     @property

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Static
 from textual.worker import Worker
 
 from visindigo.engine import Center, Dialog, Message
@@ -49,7 +48,7 @@ class Workspace(Screen[None]):
         self.pane = MessagePane(self.workbench, fps=self.stream_fps, id="messages")
         self.drawer = ReasoningDrawer(id="drawer")
         self.composer = Composer(id="composer", keys=configured_keys(center))
-        self.status_line = StatusLine(self.workbench, id="status")
+        self.status_line = StatusLine(self.workbench, id="status", classes="-footer-row")
         self.files = FileAttaching(self, self.workbench, self.composer, os.getcwd())
         self.resources = ResourceAttaching(self, self.workbench, self.composer, self.files)
         self.panels = Panels(self, self.sidebar, self.drawer)
@@ -79,16 +78,16 @@ class Workspace(Screen[None]):
                 yield self.pane
                 yield self.composer
             yield self.drawer
-        yield self.status_line
-        yield Static(id="footer-room")  # the footer's row, empty as the footer is in the first frame
+        yield self.status_line  # two rows high until the footer is mounted: the second is the footer's, empty
 
     async def mount_footer(self) -> None:
         """The key footer, in the row kept for it. It shows no key in the first frame (its keys come with a later
-        refresh), so it is mounted after that frame: its module and its CSS are not on the way there."""
+        refresh), so it is mounted after that frame: its module and its CSS are not on the way there. Until then
+        the status line draws that row, empty in the footer's colour (one widget fewer in the first frame)."""
         from textual.widgets import Footer
 
         with self.app.batch_update():
-            await self.query_one("#footer-room").remove()
+            self.status_line.remove_class("-footer-row")
             await self.mount(Footer(compact=True, show_command_palette=True))
 
     def refresh_tree(self, select_id: str = "") -> None:

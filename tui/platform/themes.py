@@ -13,18 +13,22 @@ Upstream report: docs/upstream/theme-before-start.md
 the contrast test measures (`themes.contrast.DIM`); a colour of the terminal's palette (an ANSI theme) it leaves
 to the terminal's faint, which most terminals draw at half strength or less (about 3:1 for xterm's white on
 black, under the 4.5:1 text needs). There the dim is dropped. It is a Textual line filter (the public
-`App.get_line_filters` adds it).
+`App.get_line_filters` adds it), and only while Textual draws in the terminal's palette: otherwise Textual's
+own `ANSIToTruecolor` filter has already turned every palette colour into RGB (and its dim into a measured
+colour), which leaves this one nothing to do on any line — it would only cost a pass over every line of every
+frame.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import App
 from textual.color import Color
-from textual.filter import LineFilter
+from textual.filter import ANSIToTruecolor, LineFilter
 
 from visindigo.tui.platform import compat
 
@@ -46,6 +50,13 @@ def start_in_theme(app: App[Any], name: str) -> None:
     app.set_class(not theme.dark, "-light-mode", update=False)
     private: Any = app
     private._refresh_truecolor_filter(app.ansi_theme)
+
+
+def with_readable_dim(filters: Sequence[LineFilter], readable_dim: ReadableDim) -> list[LineFilter]:
+    """`filters` (Textual's), then `readable_dim` unless Textual converts the palette's colours to RGB."""
+    if any(isinstance(f, ANSIToTruecolor) for f in filters):
+        return list(filters)
+    return [*filters, readable_dim]
 
 
 class ReadableDim(LineFilter):

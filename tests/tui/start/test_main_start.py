@@ -262,3 +262,15 @@ def test_the_app_installs_its_textual_patches_when_it_is_made_not_when_a_module_
     assert int(report["modules"]) > 80  # type: ignore[call-overload]
     assert report["changed_by_imports"] == []
     assert report["targets"] and sorted(report["changed_by_app"]) == sorted(report["targets"])  # type: ignore[call-overload]
+
+
+def test_a_plain_start_reads_the_run_options_defaults_without_argparse() -> None:
+    """`visindigo` with no arguments gets what the run options' parser would give it, without loading argparse
+    (and gettext) on the way to the first frame."""
+    from visindigo.cli import RUN_DEFAULTS, parse_arguments
+
+    assert vars(build_parser(commands=False).parse_args([])) == RUN_DEFAULTS == vars(parse_arguments([]))
+    script = "import sys\nfrom visindigo.cli import parse_arguments as p\np([])\nprint('argparse' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60)
+    assert result.stdout.strip() == "False"
+    assert parse_arguments(["--demo", "--fps", "2"]).demo is True

@@ -203,3 +203,23 @@ def test_dim_stays_faint_without_colour_and_goes_on_the_terminals_palette() -> N
     assert palette.style is not None and not palette.style.dim and palette.style.color == RichColor.parse("bright_red")
     assert default.style is not None and not default.style.dim
     assert rgb.style is not None and rgb.style.dim
+
+
+def test_the_dim_filter_runs_only_where_textual_leaves_the_terminals_palette() -> None:
+    """With Textual's ANSI-to-RGB filter on, every palette colour (dim included) is RGB before `ReadableDim` would
+    see it, so it is left out rather than run over every line of every frame for nothing."""
+    from rich.color import Color as RichColor
+    from rich.segment import Segment
+    from rich.style import Style
+    from rich.terminal_theme import MONOKAI
+    from textual.filter import ANSIToTruecolor, NoColor
+
+    from visindigo.tui.platform.themes import ReadableDim, with_readable_dim
+
+    dim = ReadableDim()
+    truecolor = ANSIToTruecolor(MONOKAI)
+    assert with_readable_dim([truecolor], dim) == [truecolor]
+    assert with_readable_dim([NoColor()], dim)[-1] is dim and with_readable_dim([], dim) == [dim]
+    segments = [Segment("palette", Style(dim=True, color=RichColor.parse("bright_red"))), Segment("plain", Style())]
+    converted = truecolor.apply(segments, Color.parse("#000000"))
+    assert dim.apply(converted, Color.parse("#000000")) is converted  # nothing left for it to change

@@ -249,7 +249,6 @@ class PixelImages:
             from visindigo.tui.platform import output_stage
 
             output_stage.repaint_terminal(app, erase=True)
-            app.refresh()
 
     def after_frame(self, stage: Any) -> str:
         """The pictures a frame wrote over (all after a full repaint), to be painted again after it."""
@@ -310,12 +309,12 @@ def pixels_for(app: App[Any]) -> PixelImages | None:
         return None
     from visindigo.tui.platform import output_stage
 
-    if not output_stage.is_installed(app):
-        return None
     found = _pixels.get(app)
     if found is None:
-        found = _pixels[app] = PixelImages(app, choice.path)
-        output_stage.add_frame_listener(app, found.after_frame)
+        found = PixelImages(app, choice.path)
+        if not output_stage.add_frame_listener(app, found.after_frame):
+            return None
+        _pixels[app] = found
     return found
 
 

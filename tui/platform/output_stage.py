@@ -71,8 +71,7 @@ class OutputStage:
         #: style key → (SGR sequence, link target or "")
         self._codes: dict[str, tuple[str, str]] = {PLAIN: (RESET, "")}
         self._cursor: tuple[int, int] | None = None
-        #: Clear the terminal's screen (ED 2) before the next full repaint: pixels drawn over the cells by the
-        #: terminal itself (`graphics.PixelImages`) may lie where no cell changes.
+        #: Clear the screen (ED 2) before the next full repaint: pixels (`graphics.PixelImages`) left on cells.
         self._erase = False
         #: The runs of cells the last frame wrote: (row, first column, end column).
         self.written: list[tuple[int, int, int]] = []
@@ -82,8 +81,7 @@ class OutputStage:
     # --- what may have disturbed the terminal -------------------------------------------------------------------
 
     def invalidate(self, erase: bool = False) -> None:
-        """Forget what the terminal shows: the next frame writes every cell (after clearing the screen, with
-        `erase`)."""
+        """Forget what the terminal shows: the next frame writes every cell (clearing the screen first: `erase`)."""
         self._sent = None
         self._cursor = None
         self._erase = self._erase or erase
@@ -200,7 +198,8 @@ class OutputStage:
         link = style.link
         key = ansi if not link else f"{ansi}\x00{style.link_id}\x00{link}"
         if key not in self._codes:
-            self._codes[key] = (f"\x1b[0;{ansi}m" if ansi else RESET, _link_start(style) if link else "")
+            opening = f"\x1b]8;id={style.link_id};{link}\x1b\\" if link else ""
+            self._codes[key] = (f"\x1b[0;{ansi}m" if ansi else RESET, opening)
         return key
 
     def lines(self) -> list[str]:
@@ -303,10 +302,6 @@ def _is_wide(char: str) -> bool:
     return bool(char) and get_character_cell_size(char[0]) == 2
 
 
-def _link_start(style: Style) -> str:
-    return f"\x1b]8;id={style.link_id};{style.link}\x1b\\"
-
-
 def install(app: App[Any]) -> None:
     """The app's frames go through an `OutputStage` instead of straight out (nothing on a Textual the stage was
     not checked on, or with VISINDIGO_OUTPUT_STAGE=0).
@@ -361,8 +356,7 @@ def install(app: App[Any]) -> None:
 
 @functools.cache
 def compositor_updates() -> tuple[type[LayoutUpdate], type[ChopsUpdate]]:
-    """Textual's two kinds of compositor update (imported when first needed: the stage is off on a Textual
-    without them, and importing this module must not fail there)."""
+    """Textual's two kinds of compositor update (imported on first use: a Textual without them turns it off)."""
     from textual._compositor import ChopsUpdate, LayoutUpdate
 
     return LayoutUpdate, ChopsUpdate
@@ -379,36 +373,26 @@ def stage_of(app: App[Any]) -> OutputStage:
     if stage is None:
         shown: Any = app
         stage = _stages[app] = OutputStage(color_system=shown.console._color_system or ColorSystem.TRUECOLOR)
-        app.app_resume_signal.subscribe(app, lambda _app: _resumed(app))
+        app.app_resume_signal.subscribe(app, lambda _app: repaint_terminal(app))
     return stage
 
 
-def _resumed(app: App[Any]) -> None:
-    """Back from a SIGTSTP (`kill -TSTP`, a shell's job control): Textual re-enters the alternate screen, which
-    a terminal shows empty, but draws nothing until something changes (its `App.suspend` refreshes; its signal
-    path does not) — so every cell is written now."""
-    repaint_terminal(app)
-    app.refresh()
-
-
 def repaint_terminal(app: App[Any], erase: bool = False) -> None:
-    """The terminal may not show what was sent (resumed after a suspend, or another program wrote to it): the
-    next frame writes every cell — after clearing the screen, with `erase` (pixels the terminal drew over the
-    cells are gone only where a cell is written)."""
+    """The terminal may not show what was sent (back from a SIGTSTP, where Textual's signal path draws nothing
+    on the emptied alternate screen; a frame cut short by a full terminal; pixels drawn over cells, which go
+    only where a cell is written: `erase` clears the screen first): a frame of every cell is asked for now."""
     stage = _stages.get(app)
     if stage is not None:
         stage.invalidate(erase)
+    app.refresh()
 
 
-def is_installed(app: App[Any]) -> bool:
-    """Whether `app`'s frames go through the stage (so `add_frame_listener` is heard)."""
-    return app in _stages
-
-
-def add_frame_listener(app: App[Any], listener: FrameListener) -> None:
+def add_frame_listener(app: App[Any], listener: FrameListener) -> bool:
     """After each of `app`'s frames, `listener(stage)` returns bytes written in the same synchronized update,
-    after the frame's cells (pixels drawn over cells the frame may have just written over)."""
-    _listeners.setdefault(app, []).append(listener)
+    after the frame's cells (pixels over cells it may have written); False (not added) if the stage is off."""
+    if app in _stages:
+        _listeners.setdefault(app, []).append(listener)
+    return app in _stages
 
 
 #: Each app's stage (None until its first staged frame); an app with an entry has the stage installed.

@@ -120,9 +120,8 @@ class SturdyLinuxDriver(LinuxDriver):
             from visindigo.tui.platform.graphics import resend
             from visindigo.tui.platform.output_stage import repaint_terminal
 
-            repaint_terminal(self._app)
+            repaint_terminal(self._app)  # a frame of every cell, now that the output stage forgot what was sent
             resend(self._app)  # an image upload may have been cut too
-            self._app.refresh()  # (a frame of every cell, now that the output stage forgot what was sent)
 
         with contextlib.suppress(RuntimeError):  # the loop is closed already: the app has left
             self._loop.call_soon_threadsafe(repaint)

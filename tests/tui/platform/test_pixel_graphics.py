@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,16 @@ class PixelTerminal(EmulatedTerminal):
 
         self._stream.feed = without_pictures  # type: ignore[method-assign]
 
+    def wait_painted(self, since: int, timeout: float) -> None:
+        """Until a picture is painted in what arrived after byte `since` and after the last screen clear there
+        (a loaded machine takes seconds to make one), then a second more for anything painted again."""
+        deadline = time.monotonic() + timeout
+        while not PAINTED.search(bytes(self.raw[since:]).rpartition(b"\x1b[2J")[2]):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no picture was painted:\n{bytes(self.raw[since:])[-400:]!r}")
+            self.pump(0.2)
+        self.pump(1.0)
+
 
 def near(colour: tuple[int, int, int], wanted: tuple[int, int, int]) -> bool:
     """Within 3 % each: the colour register is the quantizer's, not the pixel's own."""
@@ -91,11 +102,11 @@ def test_alt_i_has_the_terminal_paint_the_picture_over_the_views_cells(
         before = len(terminal.raw)
         terminal.type(b"\x1bi")  # alt+i
         terminal.wait_for("esc closes", 30)
-        terminal.pump(2.0)
+        terminal.wait_painted(before, 30)
         caption = caption_cell(terminal)
         opened = bytes(terminal.raw[before:])
         terminal.resize(120, 36)
-        terminal.pump(2.5)
+        terminal.wait_painted(before + len(opened), 30)
         resized_caption = caption_cell(terminal)
         resized = bytes(terminal.raw[before + len(opened) :])
         terminal.type(b"\x1b")

@@ -1,8 +1,9 @@
-"""What the full-size view (alt+i) sends to a sixel or iTerm2 terminal for one picture: the bytes and the time to
-make them, for the view at 80×24 and 120×40 (`PictureScreen`: the screen less 4 columns and 3 rows, the
-picture's aspect kept in cells) with a 10×20-pixel cell (xterm as a VT340; foot and WezTerm report their own
-through the window size). The same three images as `attachment_images.py` and `kitty_upload.py`. The picture is
-made once per view shown (and per window size); it is written again, as is, after a frame that writes over it.
+"""What a sixel or iTerm2 terminal is sent for one picture: the bytes and the time to make them, for the picture
+in a message (at most 24×6 cells) and the full-size view (alt+i) at 80×24 and 120×40 (`PictureScreen`: the
+screen less 4 columns and 3 rows; the picture's aspect kept in cells) with a 10×20-pixel cell (xterm as a
+VT340; foot and WezTerm report their own through the window size). The same three images as
+`attachment_images.py` and `kitty_upload.py`. A picture is made once (the last 24 are kept); it is written
+again, as is, each time its place has held still after a move, and after a frame that redraws its cells.
 
     .venv/bin/python bench/pixel_pictures.py
 """
@@ -21,7 +22,7 @@ from tests.engine.attachments.files import photo, png
 from visindigo.tui.chat.attachments import kitty, pixels
 from visindigo.tui.chat.attachments.cells import cell_size
 
-VIEWS = {"full 80×24": (76, 21), "full 120×40": (116, 37)}
+VIEWS = {"message 24×6": (24, 6), "full 80×24": (76, 21), "full 120×40": (116, 37)}
 CELL = (10, 20)
 
 

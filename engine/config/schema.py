@@ -319,9 +319,9 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     ),
                     "images": doc(
                         {"type": "string", "enum": ["auto", "kitty", "sixel", "iterm", "cells"]},
-                        "attached images: auto (kitty graphics in kitty and Ghostty; the full-size view in sixel or "
-                        "iTerm2 images where the terminal is known to draw them; else half-block cells), kitty, "
-                        "sixel, iterm, or cells",
+                        "attached images: auto (kitty graphics in kitty and Ghostty; sixel or iTerm2 images "
+                        "where the terminal is known to draw them; else half-block cells), kitty, sixel, iterm, "
+                        "or cells",
                         "auto",
                     ),
                 },

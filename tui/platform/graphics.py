@@ -1,5 +1,5 @@
 """Which way attached images are drawn — by the terminal (kitty's graphics protocol; sixel or iTerm2's inline
-images for the full-size view) or in half-block cells — and the one write that sends an image to the terminal.
+images over half blocks) or in half-block cells — and the one write that sends an image to the terminal.
 
 The choice is made from the environment alone, never by asking the terminal: a query's answer arrives on the
 app's own input, where Textual's input thread would take it for keys (and a key typed meanwhile for the
@@ -13,9 +13,9 @@ answer), and asking before the app starts would slow every start for the few dia
   contour (xterm draws sixel only when started as a VT340, which its environment does not tell: set
   `"sixel"`); and none of them inside tmux or screen (they pass no APC to the terminal without a passthrough
   set-up, and place no pixels where the app's cells are);
-- sixel and iTerm2 pictures are pixels painted at the cursor, which the next write over their cells wipes and a
-  scroll leaves behind, so they draw only the full-size view (`PixelImages`: sent again after every frame that
-  writes over them); a message's small picture stays in half blocks there;
+- sixel and iTerm2 pictures are pixels painted at the cursor, which a write over their cells wipes and a
+  scroll leaves behind: `tui/chat/attachments/painter.py` paints them only over a widget that holds still, and
+  wipes them when it moves (half blocks show meanwhile);
 - whatever was chosen, the app draws cells when it cannot do better: in `serve`'s browser page, headless
   (tests, snapshots), under NO_COLOR, on a colour system below truecolor, or when the shim is off.
 
@@ -37,21 +37,20 @@ from visindigo.engine.record import record
 
 if TYPE_CHECKING:
     from textual.app import App
-    from textual.widget import Widget
 
 log = logging.getLogger(__name__)
 
 UPSTREAM = "docs/upstream/terminal-write.md"
 AUTO, KITTY, SIXEL, ITERM, CELLS = "auto", "kitty", "sixel", "iterm", "cells"
 SETTINGS = (AUTO, KITTY, SIXEL, ITERM, CELLS)
-#: The ways that paint pixels at the cursor (the full-size view only).
+#: The ways that paint pixels at the cursor (over a picture's half blocks while it holds still).
 PIXELS = (SIXEL, ITERM)
 #: A cell's pixels when the terminal does not say (a VT340's, as xterm assumes).
 DEFAULT_CELL_PIXELS = (10, 20)
 _WAYS = {
     KITTY: "kitty graphics (Unicode placeholders)",
-    SIXEL: "sixel for the full-size view (alt+i), half-block cells in messages",
-    ITERM: "iTerm2 inline images for the full-size view (alt+i), half-block cells in messages",
+    SIXEL: "sixel over half-block cells (painted while the picture holds still)",
+    ITERM: "iTerm2 inline images over half-block cells (painted while the picture holds still)",
     CELLS: "half-block cells",
 }
 
@@ -173,12 +172,8 @@ class TerminalImages:
 
     def write(self, data: str) -> bool:
         """Send `data` to the terminal between two frames; False when there is no terminal to send it to."""
-        app: Any = self._app()
-        driver = None if app is None else app._driver
-        if driver is None:
-            return False
-        driver.write(tmux_passthrough(data) if self.tmux else data)
-        return True
+        app = self._app()
+        return app is not None and write(app, tmux_passthrough(data) if self.tmux else data, flush=False)
 
 
 def tmux_passthrough(data: str) -> str:
@@ -186,94 +181,6 @@ def tmux_passthrough(data: str) -> str:
     its ESC bytes doubled (one sequence per wrapper, as tmux wants)."""
     pieces = [piece for piece in data.split("\x1b\\") if piece]
     return "".join("\x1bPtmux;" + (piece + "\x1b\\").replace("\x1b", "\x1b\x1b") + "\x1b\\" for piece in pieces)
-
-
-@record(frozen=True)
-class Overlay:
-    """A picture the terminal paints over the cells of a region (screen cells: column, row, width, height)."""
-
-    x: int
-    y: int
-    width: int
-    height: int
-    data: str
-
-    def covers(self, row: int, start: int, stop: int) -> bool:
-        return self.y <= row < self.y + self.height and start < self.x + self.width and self.x < stop
-
-    def fits(self, owner: Widget) -> bool:
-        """Whether `owner` is still on the screen shown, at this overlay's cells: a frame drawn after its
-        screen was closed or after a new window size moved it must not paint the picture again."""
-        try:
-            shown = owner.is_mounted and owner.screen is owner.app.screen
-        except Exception:  # detached: Textual's NoScreen / NoActiveAppError
-            return False
-        region = owner.content_region
-        return shown and (region.x, region.y, region.width, region.height) == (self.x, self.y, self.width, self.height)
-
-
-class PixelImages:
-    """Pictures painted by the terminal at the cursor (sixel, iTerm2), each over a region of cells.
-
-    Such a picture is lost where a cell under it is written, and would be left behind by a scroll, so each is
-    written again after any frame that wrote into its region (the output stage's frame listener: inside the
-    same synchronized update, right after the frame's cells), and removing one clears the screen before the
-    next frame repaints every cell. A frame that finds its owner gone from the screen or moved (the view
-    closed, the window resized) removes it the same way instead of painting it where it no longer belongs."""
-
-    def __init__(self, app: App[Any], path: str) -> None:
-        self._app = weakref.ref(app)
-        self.path = path
-        self._shown: dict[int, tuple[weakref.ref[Widget], Overlay]] = {}
-
-    def place(self, owner: Widget, x: int, y: int, width: int, height: int, data: str) -> bool:
-        """Paint `data` at cell (x, y) for `owner` now, and after each frame that writes over it; False when
-        there is no terminal (or the region would reach the last row, where a picture scrolls the screen)."""
-        app: Any = self._app()
-        if app is None or app._driver is None or y + height >= app.size.height:
-            return False
-        overlay = Overlay(x, y, width, height, data)
-        self._shown[id(owner)] = (weakref.ref(owner), overlay)
-        app._driver.write(_at(overlay))
-        app._driver.flush()
-        return True
-
-    def remove(self, owner: Widget) -> None:
-        """Stop painting `owner`'s picture; the screen is cleared and every cell written at the next frame."""
-        if self._shown.pop(id(owner), None) is not None:
-            self._erase()
-
-    def _erase(self) -> None:
-        app = self._app()
-        if app is not None:
-            from visindigo.tui.platform import output_stage
-
-            output_stage.repaint_terminal(app, erase=True)
-
-    def after_frame(self, stage: Any) -> str:
-        """The pictures a frame wrote over (all after a full repaint), to be painted again after it."""
-        if not self._shown:
-            return ""
-        stale = [key for key, (owner, overlay) in self._shown.items() if not _still_fits(owner(), overlay)]
-        for key in stale:
-            del self._shown[key]
-        if stale:
-            self._erase()
-        runs = stage.written
-        return "".join(
-            _at(overlay)
-            for _, overlay in self._shown.values()
-            if overlay.y + overlay.height < stage.height and any(overlay.covers(*run) for run in runs)
-        )
-
-
-def _still_fits(owner: Widget | None, overlay: Overlay) -> bool:
-    return owner is not None and overlay.fits(owner)
-
-
-def _at(overlay: Overlay) -> str:
-    """The picture painted at its cell with the cursor and its attributes saved and restored around it."""
-    return f"\x1b7\x1b[{overlay.y + 1};{overlay.x + 1}H{overlay.data}\x1b8"
 
 
 def cell_pixels() -> tuple[int, int]:
@@ -301,21 +208,25 @@ def cell_pixels() -> tuple[int, int]:
     return DEFAULT_CELL_PIXELS
 
 
-def pixels_for(app: App[Any]) -> PixelImages | None:
-    """`app`'s painter of sixel or iTerm2 pictures when its terminal takes them and they can be shown now (a
-    real terminal, the output stage on: it says what each frame wrote), else None (draw cells)."""
+def pixel_path(app: App[Any]) -> str | None:
+    """`SIXEL` or `ITERM` when `app`'s terminal takes those pictures and they can be painted now (a real
+    terminal, the shim on), else None (draw cells). `tui/chat/attachments/painter.py` paints them."""
     choice = _choices.get(app)
     if choice is None or choice.path not in PIXELS or app.is_web or app.is_headless or not _shim_enabled(app):
         return None
-    from visindigo.tui.platform import output_stage
+    return choice.path
 
-    found = _pixels.get(app)
-    if found is None:
-        found = PixelImages(app, choice.path)
-        if not output_stage.add_frame_listener(app, found.after_frame):
-            return None
-        _pixels[app] = found
-    return found
+
+def write(app: App[Any], data: str, flush: bool = True) -> bool:
+    """Send `data` to `app`'s terminal now, between two frames; False when there is no terminal."""
+    shown: Any = app
+    driver = shown._driver
+    if driver is None:
+        return False
+    driver.write(data)
+    if flush:
+        driver.flush()
+    return True
 
 
 def install(app: App[Any], setting: object = AUTO) -> None:
@@ -359,4 +270,3 @@ def _shim_enabled(app: App[Any]) -> bool:
 
 _choices: weakref.WeakKeyDictionary[App[Any], Choice] = weakref.WeakKeyDictionary()
 _images: weakref.WeakKeyDictionary[App[Any], TerminalImages] = weakref.WeakKeyDictionary()
-_pixels: weakref.WeakKeyDictionary[App[Any], PixelImages] = weakref.WeakKeyDictionary()

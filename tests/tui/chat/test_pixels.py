@@ -45,10 +45,13 @@ def test_runs_are_compressed_and_a_photo_keeps_at_most_256_colours() -> None:
 @pytest.mark.parametrize(
     ("size", "box", "fitted"),
     [
-        ((64, 32), (800, 600), (800, 396)),  # a small image fills the box (as kitty and iTerm2 enlarge it)
+        ((64, 32), (800, 600), (800, 402)),  # a small image fills the box (as kitty and iTerm2 enlarge it)
         ((4000, 3000), (900, 540), (720, 540)),
         ((1000, 10), (500, 500), (500, 5)),  # one band: its height as it is
         ((3, 3), (1, 1), (1, 1)),
+        ((640, 400), (190, 120), (190, 120)),  # 119 rows: all 120 of the box (no strip of half blocks under it)
+        ((640, 400), (190, 125), (190, 120)),
+        ((640, 400), (190, 118), (189, 114)),  # no room for 120: down
     ],
 )
 def test_the_fitted_size_keeps_the_aspect_and_whole_bands(
@@ -59,7 +62,7 @@ def test_the_fitted_size_keeps_the_aspect_and_whole_bands(
 
 def test_a_picture_for_sixel_is_scaled_into_its_box_and_xterms_limit() -> None:
     image = pixels.sixel_image(quadrants(), 1600, 1200)
-    assert image.mode == "RGB" and image.size == (1000, 498)  # 1000 wide at most; 498 = 83 bands
+    assert image.mode == "RGB" and image.size == (1000, 504)  # 1000 wide at most; 504 = 84 bands
     with pytest.raises((OSError, ValueError)):
         pixels.sixel_image(b"\x89PNG\r\n\x1a\nbroken", 100, 100)
 

@@ -8,9 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.app import App, ComposeResult
-from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from tests.tui.helpers import make_app
 from visindigo.engine.config import load_config
@@ -44,7 +41,7 @@ KITTY_ENV = {"TERM": "xterm-kitty", "COLORTERM": "truecolor"}
         ("auto", {**KITTY_ENV, "STY": "1.pts"}, CELLS, "inside screen"),
         ("auto", {"TERM": "xterm-kitty"}, CELLS, "COLORTERM"),  # over SSH COLORTERM is often not passed on
         ("auto", {**KITTY_ENV, "NO_COLOR": "1"}, CELLS, "NO_COLOR"),
-        # terminals that paint sixel or iTerm2 pictures at the cursor: the full-size view only
+        # terminals that paint sixel or iTerm2 pictures at the cursor
         ("auto", {"TERM": "wezterm", "TERM_PROGRAM": "WezTerm", "COLORTERM": "truecolor"}, ITERM, "WezTerm"),
         ("auto", {"TERM": "xterm-256color", "TERM_PROGRAM": "iTerm.app"}, ITERM, "iTerm2"),
         ("auto", {"TERM": "xterm-256color", "LC_TERMINAL": "iTerm2"}, ITERM, "iTerm2"),  # over SSH
@@ -111,7 +108,7 @@ def test_doctor_says_which_way_images_are_drawn(tmp_path: Path) -> None:
     (home / "config" / "config.toml").write_text("", encoding="utf-8")
     assert "images: kitty graphics (Unicode placeholders) — kitty (TERM=xterm-kitty)" in doctor(**KITTY_ENV)
     assert "images: half-block cells — inside tmux" in doctor(**KITTY_ENV, TMUX="/tmp/tmux-0/default,1,0")
-    assert "images: sixel for the full-size view (alt+i), half-block cells in messages — foot" in doctor(TERM="foot")
+    assert "images: sixel over half-block cells (painted while the picture holds still) — foot" in doctor(TERM="foot")
 
 
 async def test_a_headless_app_draws_cells_even_when_kitty_is_chosen() -> None:
@@ -128,66 +125,7 @@ async def test_a_headless_app_paints_no_sixel_or_iterm_pictures_either() -> None
         graphics.install(app, setting)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
-            assert graphics.pixels_for(app) is None and graphics.images_for(app) is None
-
-
-class Painted(App[None]):
-    """A picture's widget at a known place: 20 × 5 cells from column 10, row 2."""
-
-    CSS = "Static { offset: 10 2; width: 20; height: 5; }"
-
-    def compose(self) -> ComposeResult:
-        yield Static()
-
-
-async def test_a_picture_painted_over_cells_is_sent_again_after_a_frame_that_writes_over_it() -> None:
-    """The output stage tells the painter which runs of cells a frame wrote; a picture is painted again (with the
-    cursor saved and restored around it) only after a frame that wrote into its region and only where it
-    cannot scroll the screen."""
-    from visindigo.tui.platform.output_stage import OutputStage
-
-    app = Painted()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        owner = app.query_one(Static)
-        painter = graphics.PixelImages(app, graphics.SIXEL)
-        assert painter.place(owner, 10, 2, 20, 5, "<picture>")
-        stage = OutputStage(80, 24)
-        stage.written = [(0, 0, 80), (1, 0, 80), (7, 0, 80)]  # rows above and below it
-        assert painter.after_frame(stage) == ""
-        stage.written = [(4, 0, 9)]  # its row, left of it
-        assert painter.after_frame(stage) == ""
-        stage.written = [(4, 25, 40)]  # into it
-        assert painter.after_frame(stage) == "\x1b7\x1b[3;11H<picture>\x1b8"
-        assert not painter.place(owner, 0, 20, 10, 4, "<low>")  # it would reach the last row
-
-
-async def test_a_picture_whose_widget_moved_or_left_the_screen_is_dropped_and_the_screen_cleared() -> None:
-    """A frame drawn after the window's size moved the picture's widget, or after its screen closed, must not
-    paint it again where it no longer belongs: it is dropped and the next frame clears the screen and writes
-    every cell."""
-    from visindigo.tui.platform import output_stage
-    from visindigo.tui.platform.output_stage import OutputStage
-
-    app = Painted()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        owner = app.query_one(Static)
-        painter = graphics.PixelImages(app, graphics.SIXEL)
-        stage = OutputStage(80, 24)
-        output_stage._stages[app] = stage  # the stage the painter asks to erase (a headless app has none)
-        stage.written = [(4, 25, 40)]
-        assert painter.place(owner, 10, 2, 20, 5, "<picture>")
-        assert painter.after_frame(stage) != ""
-        owner.styles.offset = (12, 2)
-        await pilot.pause()
-        assert painter.after_frame(stage) == ""  # moved: not painted at its old cells
-        assert stage.frame().startswith("\x1b[0m\x1b[2J")  # the next frame clears what it left
-        assert painter.place(owner, 12, 2, 20, 5, "<again>")
-        app.push_screen(ModalScreen())
-        await pilot.pause()
-        assert painter.after_frame(stage) == ""  # its screen no longer shown
-        assert stage.frame().startswith("\x1b[0m\x1b[2J")
+            assert graphics.pixel_path(app) is None and graphics.images_for(app) is None
 
 
 def test_a_full_repaint_after_a_picture_goes_clears_the_screen_first() -> None:

@@ -1,16 +1,16 @@
-"""Issue 26: the full-size view of an attached image (alt+i) painted by the terminal as sixel (foot, mlterm,
-Konsole, Windows Terminal, xterm as a VT340) or as an iTerm2 inline image (iTerm2, WezTerm, mintty), read back
-as the bytes the real app writes to a pseudo-terminal.
+"""Issue 26: an attached image painted by the terminal as sixel (foot, mlterm, Konsole, Windows Terminal, xterm
+as a VT340) or as an iTerm2 inline image (iTerm2, WezTerm, mintty) — in the message over its half blocks, and
+full size (alt+i) — read back as the bytes the real app writes to a pseudo-terminal.
 
-Checked: the picture is written after the frame that draws the view's (blank) cells, at the picture's first
-cell with the cursor saved and restored around it; a sixel image is sized by the cell pixels the terminal
-reports with its window size and read back pixel by pixel; an iTerm2 image is the scaled PNG stretched over the
-picture's cells; a new window size makes the picture again at the new size; esc clears the screen before the
-repaint that brings the dialog back, and nothing is painted after it. A message's small picture stays in half
-blocks on these terminals (a pixel picture would be left behind by the first scroll).
+Checked: the message's picture is painted over its half blocks once the dialog holds still; the full-size one
+is written after the frame that draws the view's (blank) cells, at the picture's first cell with the cursor
+saved and restored around it; a sixel image is sized by the cell pixels the terminal reports with its window
+size and read back pixel by pixel; an iTerm2 image is the scaled PNG stretched over the picture's cells; a new
+window size wipes the picture and makes it again at the new size; esc clears the screen before the repaint
+that brings the dialog back, and then only the message's picture is painted again, at its place.
 
-The sixel path was also looked at in Debian's xterm (`xterm -ti vt340`, `[ui] images = "sixel"`) under Xvfb:
-the picture shows in the view, follows a resize and leaves nothing behind on esc (docs/attachments.md).
+Both were also looked at in Debian's xterm 379 (`xterm -ti vt340`, `[ui] images = "sixel"`) under Xvfb
+(docs/attachments.md).
 """
 
 from __future__ import annotations
@@ -73,6 +73,14 @@ def near(colour: tuple[int, int, int], wanted: tuple[int, int, int]) -> bool:
     return all(abs(a - b) <= 3 for a, b in zip(colour, wanted, strict=True))
 
 
+def half_block_cell(terminal: EmulatedTerminal) -> tuple[int, int]:
+    """(row, column) of the first half block on the screen: the message's small picture."""
+    for row, line in enumerate(terminal.screen.display):
+        if "▀" in line:
+            return row, line.index("▀")
+    raise AssertionError(terminal.text())
+
+
 def caption_cell(terminal: EmulatedTerminal) -> tuple[int, int]:
     """(row, column) of the full-size view's caption: the picture's first cell is just below it."""
     for row, line in enumerate(terminal.screen.display):
@@ -99,6 +107,9 @@ def test_alt_i_has_the_terminal_paint_the_picture_over_the_views_cells(
     try:
         terminal.wait_for("Four coloured quarters", 60)
         terminal.wait_for("▀", 30)  # the message's small picture: half blocks
+        terminal.wait_painted(0, 30)  # ... and over them, once the dialog holds still, its pixels
+        small = PAINTED.findall(bytes(terminal.raw).rpartition(b"\x1b[2J")[2])  # (one the start moved is wiped)
+        small_cell = half_block_cell(terminal)
         before = len(terminal.raw)
         terminal.type(b"\x1bi")  # alt+i
         terminal.wait_for("esc closes", 30)
@@ -111,13 +122,22 @@ def test_alt_i_has_the_terminal_paint_the_picture_over_the_views_cells(
         resized = bytes(terminal.raw[before + len(opened) :])
         terminal.type(b"\x1b")
         terminal.wait_gone("esc closes", 30)
-        terminal.pump(1.0)
-        closed_at = len(terminal.raw)
-        terminal.pump(1.0)
-        after_close = bytes(terminal.raw[closed_at:])
+        terminal.wait_painted(before + len(opened) + len(resized), 30)
         back = terminal.text()
+        back_cell = half_block_cell(terminal)
     finally:
         terminal.close()
+
+    # the message's picture: over its half blocks, 24 × 6 cells (painted again, the same, after a frame that
+    # redraws them: the half blocks drawn in their thread after the picture was painted over their blank place)
+    assert small and {(int(row) - 1, int(column) - 1, data) for row, column, data in small} == {
+        (*small_cell, small[0][2])
+    }
+    if protocol == "sixel":
+        small_width, small_height, _ = read_sixel(small[0][2].decode())
+        assert (small_width, small_height) == (24 * CELL[0], 6 * CELL[1])
+    else:
+        assert b"width=24;height=6;" in small[0][2]
 
     painted = PAINTED.findall(opened)
     assert len(painted) == 1, opened[-400:]  # once: no frame wrote over it while it was shown
@@ -152,7 +172,12 @@ def test_alt_i_has_the_terminal_paint_the_picture_over_the_views_cells(
     else:
         assert b"width=%d;height=%d" % cell_size(64, 32, 116, 33) in again[-1][2]  # 116 × 29
 
-    # esc: the screen cleared before the frame that repaints every cell, nothing painted after it
+    # esc: the screen cleared before the frame that repaints every cell; then only the message's picture
     closing = bytes(terminal.raw[before + len(opened) + len(resized) :])
-    assert b"\x1b[2J" in closing and not PAINTED.search(closing) and not PAINTED.search(after_close)
-    assert "Four coloured quarters" in back and "▀" in back
+    cleared = closing.find(b"\x1b[2J")
+    assert cleared != -1 and all(match.start() > cleared for match in PAINTED.finditer(closing))
+    painted_back = PAINTED.findall(closing)
+    assert {(int(row) - 1, int(column) - 1, data) for row, column, data in painted_back} == {
+        (*back_cell, small[0][2])  # the same picture, made once
+    }
+    assert "Four coloured quarters" in back

@@ -12,57 +12,24 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.geometry import Region
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from visindigo.engine.attachments import Attachment
-from visindigo.tui.chat.attachments import kitty, pixels
 from visindigo.tui.chat.attachments.lines import Picture
-from visindigo.tui.platform import graphics
+from visindigo.tui.chat.attachments.painter import painter_for
 
 
 class FullPicture(Picture):
-    """The picture of `PictureScreen`: as `Picture`, or painted by the terminal as sixel or an iTerm2 image."""
+    """The picture of `PictureScreen`: as `Picture`; on a sixel or iTerm2 terminal its cells are left blank and
+    the picture is made for the cells the view gives it once it is laid out."""
 
     def begin(self) -> None:
-        painter = graphics.pixels_for(self.app)
-        if painter is None:
+        found = painter_for(self.app)
+        if found is None:
             super().begin()
             return
-        self.call_after_refresh(self._measure, painter)
-
-    def end(self) -> None:
-        painter = graphics.pixels_for(self.app)
-        if painter is not None:
-            painter.remove(self)
-        super().end()
-
-    def _measure(self, painter: graphics.PixelImages) -> None:
-        """Laid out and drawn (blank): where the picture goes and how many pixels a cell has are known now."""
-        region = self.content_region
-        cell = graphics.cell_pixels()
-        self.run_worker(lambda: self._encode(painter, region, cell), thread=True, exit_on_error=False, group="picture")
-
-    def _encode(self, painter: graphics.PixelImages, region: Region, cell: tuple[int, int]) -> None:
-        attachment = self.attachment
-        try:
-            if painter.path == graphics.SIXEL:
-                image = pixels.sixel_image(attachment.data, region.width * cell[0], region.height * cell[1])
-                data = pixels.sixel(image)
-            else:
-                png, _, _ = kitty.scaled_png(attachment.sha256, attachment.data, region.width, region.height)
-                data = pixels.iterm_inline(png, region.width, region.height)
-        except (OSError, ValueError):  # the half-block path says in one line why it cannot be drawn
-            self._draw()
-            return
-        self.app.call_from_thread(self._place, painter, region, data)
-
-    def _place(self, painter: graphics.PixelImages, region: Region, data: str) -> None:
-        if not self.is_mounted or self.content_region != region:
-            return  # gone, or moved: the view composed anew for the new size makes its own
-        if not painter.place(self, region.x, region.y, region.width, region.height, data):
-            self.run_worker(self._draw, thread=True, exit_on_error=False, group="picture")
+        self.call_after_refresh(lambda: self.paint(found, self.content_region.width, self.content_region.height))
 
 
 class PictureScreen(ModalScreen[None]):

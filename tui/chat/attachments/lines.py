@@ -1,10 +1,12 @@
 """What a message shows of its attached files: a line per file (name, kind, size — the name cleaned), and a
-small picture under each image, drawn by the terminal where it can (`kitty`; `tui/platform/graphics.py`
-decides), else in half blocks (`cells`). `full_size.PictureScreen` shows one full size."""
+small picture under each image, drawn by the terminal where it can (`kitty`; sixel or iTerm2 pictures
+over the half blocks while it holds still, `painter`; `tui/platform/graphics.py` decides), else in half blocks
+(`cells`). `full_size.PictureScreen` shows one full size."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widget import Widget
@@ -15,6 +17,9 @@ from visindigo.engine.attachments import Attachment, AttachmentKind
 from visindigo.tui.chat.attachments import kitty
 from visindigo.tui.chat.attachments.cells import cached_cells, cell_size, image_cells
 from visindigo.tui.platform import graphics
+
+if TYPE_CHECKING:
+    from visindigo.tui.chat.attachments.painter import PixelImages
 
 #: The picture in a message: small enough to keep the dialog readable at 80×24.
 PREVIEW_COLUMNS = 24
@@ -62,6 +67,12 @@ class Picture(Static):
             return
         if cached_cells(self.attachment.sha256, self.columns, self.rows) is None:
             self.run_worker(self._draw, thread=True, exit_on_error=False, group="picture")
+        from visindigo.tui.chat.attachments.painter import painter_for  # (a dialog with a picture: not at start)
+
+        found = painter_for(self.app)
+        if found is not None:  # sixel or iTerm2: painted over the half blocks whenever it holds still
+            columns, rows = cell_size(self.attachment.width, self.attachment.height, self.columns, self.rows)
+            self.paint(found, columns, rows)
 
     def end(self) -> None:
         """Take the picture off the terminal (unmounted)."""
@@ -69,6 +80,30 @@ class Picture(Static):
         if self.image_id is not None and images is not None:
             images.hide(self.image_id, kitty.delete(self.image_id))
         self.image_id = None
+        from visindigo.tui.chat.attachments.painter import painter_for
+
+        found = painter_for(self.app)
+        if found is not None:
+            found.remove(self)
+
+    def paint(self, painter: PixelImages, columns: int, rows: int) -> None:
+        """Have the picture made for `columns` × `rows` cells in a thread, then kept over this widget."""
+        from visindigo.tui.chat.attachments import pixels
+
+        attachment, cell = self.attachment, graphics.cell_pixels()
+
+        def make() -> None:
+            try:
+                data = pixels.picture(painter.path, attachment.sha256, attachment.data, columns, rows, cell)
+            except (OSError, ValueError):  # the half blocks say in one line why it cannot be drawn
+                return
+            self.app.call_from_thread(self._keep, painter, columns, rows, data)
+
+        self.run_worker(make, thread=True, exit_on_error=False, group="picture")
+
+    def _keep(self, painter: PixelImages, columns: int, rows: int, data: str) -> None:
+        if self.is_mounted:
+            painter.show(self, columns, rows, data)
 
     def _draw(self) -> None:
         attachment = self.attachment

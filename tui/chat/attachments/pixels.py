@@ -3,9 +3,7 @@ as a VT340, WezTerm) or iTerm2's inline images (iTerm2, WezTerm, mintty).
 
 Both protocols paint pixels where the cursor is, over the cells, rather than placing text the app can redraw
 (kitty's placeholders, `kitty.py`): a scroll or a repaint of those cells leaves the picture behind or wipes it.
-So they are used where the picture holds still — the full-size view of one image (`PictureScreen`) — and
-`tui/platform/graphics.py` sends the picture again after any frame that writes over its cells. A message's
-small picture stays in half blocks on these terminals.
+So they are painted only over a widget that holds still (`painter.py`), with its half blocks beneath.
 
 This module only makes the bytes; nothing here touches the terminal.
 """
@@ -15,13 +13,14 @@ from __future__ import annotations
 import base64
 import io
 import re
+import threading
 from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["MAX_SIXEL_SIDE", "fit", "iterm_inline", "sixel", "sixel_image"]
+__all__ = ["MAX_SIXEL_SIDE", "fit", "iterm_inline", "picture", "sixel", "sixel_image"]
 
 #: xterm's default `maxGraphicSize` (1000×1000): a larger sixel image is cut, so none is made larger.
 MAX_SIXEL_SIDE = 1000
@@ -29,6 +28,11 @@ MAX_SIXEL_SIDE = 1000
 SIXEL_COLOURS = 256
 #: A sixel image is drawn in bands of six pixel rows.
 BAND = 6
+#: Pictures kept made (`picture`): a dialog's worth of small ones, or a few full-size ones (≤ 2 MB each).
+KEPT_PICTURES = 24
+
+_made: dict[tuple[str, str, int, int, tuple[int, int]], str] = {}
+_making = threading.Lock()
 
 _SIXEL_CHAR = bytes(range(63, 63 + 64)) + bytes(192)  # a 6-bit column (0..63) → its sixel character
 _LONG_RUN = re.compile(rb"(.)\1{3,}")
@@ -38,12 +42,13 @@ def fit(width: int, height: int, box_width: int, box_height: int) -> tuple[int, 
     """The size of a `width` × `height` image scaled to fill the box (a small one enlarged, as the terminal
     enlarges a kitty or iTerm2 picture to its cells; the aspect kept; at least 1×1), its height a whole number
     of sixel bands when it has more than one (so the last band does not reach into the cell row under the
-    box)."""
+    box) — rounded up where the box has room, so a picture made for its cells leaves no strip of them showing."""
     scale = min(box_width / max(1, width), box_height / max(1, height))
     fitted_width = max(1, min(box_width, round(width * scale)))
     fitted_height = max(1, min(box_height, round(height * scale)))
     if fitted_height > BAND:
-        fitted_height -= fitted_height % BAND
+        whole_bands = -(-fitted_height // BAND) * BAND  # up (a stretch of < 6 pixels), unless out of the box
+        fitted_height = whole_bands if whole_bands <= box_height else fitted_height - fitted_height % BAND
     return fitted_width, fitted_height
 
 
@@ -113,6 +118,26 @@ def iterm_inline(png: bytes, columns: int, rows: int) -> str:
     data = base64.standard_b64encode(png).decode("ascii")
     keys = f"inline=1;size={len(png)};width={columns};height={rows};preserveAspectRatio=1;doNotMoveCursor=1"
     return f"\x1b]1337;File={keys}:{data}\x07"
+
+
+def picture(protocol: str, key: str, data: bytes, columns: int, rows: int, cell: tuple[int, int]) -> str:
+    """The image in `data` (`key`: its hash) as a `"sixel"` or `"iterm"` picture over `columns` × `rows` cells
+    of `cell` pixels. The last few are kept: a message's picture is mounted again each time the dialog's window
+    of messages comes back to it. Raises OSError / ValueError for a file that does not decode."""
+    found = _made.get((protocol, key, columns, rows, cell))
+    if found is None:
+        if protocol == "sixel":
+            found = sixel(sixel_image(data, columns * cell[0], rows * cell[1]))
+        else:
+            from visindigo.tui.chat.attachments import kitty
+
+            png, _, _ = kitty.scaled_png(key, data, columns, rows)
+            found = iterm_inline(png, columns, rows)
+        with _making:  # (made in worker threads)
+            _made[(protocol, key, columns, rows, cell)] = found
+            while len(_made) > KEPT_PICTURES:
+                del _made[next(iter(_made))]
+    return found
 
 
 @cache

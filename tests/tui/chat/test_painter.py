@@ -9,7 +9,9 @@ import asyncio
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.pilot import Pilot
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from visindigo.tui.chat.attachments import painter as painting
@@ -43,6 +45,22 @@ def staged(app: App[None]) -> OutputStage:
     return stage
 
 
+async def shown_picture(pilot: Pilot[None]) -> tuple[Widget, PixelImages, OutputStage]:
+    """The picture's widget, a painter keeping a picture over it (painted at once) and the stage of the frames."""
+    await pilot.pause()
+    owner = pilot.app.query_one("#picture")
+    painter, stage = PixelImages(pilot.app, graphics.SIXEL), staged(pilot.app)
+    painter.show(owner, 20, 5, "<picture>")
+    return owner, painter, stage
+
+
+async def frame_then_wait(painter: PixelImages, stage: OutputStage, *runs: tuple[int, int, int]) -> None:
+    """A frame that wrote `runs`, then time for a picture whose place it did not move to have held still."""
+    frame(stage, *runs)
+    painter.after_frame(stage)
+    await asyncio.sleep(painting.STILL_SECONDS * 1.5)
+
+
 def frame(stage: OutputStage, *runs: tuple[int, int, int]) -> None:
     stage.frame()  # (clears a pending erase: each test reads `stage.frame()` right after the drop it checks)
     stage.written = list(runs)
@@ -51,10 +69,7 @@ def frame(stage: OutputStage, *runs: tuple[int, int, int]) -> None:
 async def test_a_still_picture_is_painted_at_once_and_again_after_a_frame_that_redraws_its_cells() -> None:
     app = Pictured()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        owner = app.query_one("#picture")
-        painter, stage = PixelImages(app, graphics.SIXEL), staged(app)
-        painter.show(owner, 20, 5, "<picture>")
+        owner, painter, stage = await shown_picture(pilot)
         assert painter.shown(owner) is not None and tuple(painter.shown(owner)) == (10, 2, 20, 5)
         frame(stage, (0, 0, 80), (1, 0, 80), (7, 0, 80))  # rows above and below it
         assert painter.after_frame(stage) == ""
@@ -85,10 +100,7 @@ async def test_a_moved_picture_is_wiped_and_painted_at_its_new_place_once_it_hol
     writes every cell) and, `STILL_SECONDS` after the last frame that moved anything, it is painted again."""
     app = Pictured()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        owner = app.query_one("#picture")
-        painter, stage = PixelImages(app, graphics.SIXEL), staged(app)
-        painter.show(owner, 20, 5, "<picture>")
+        owner, painter, stage = await shown_picture(pilot)
         app.query_one(VerticalScroll).scroll_to(y=1, animate=False)
         await pilot.pause()
         frame(stage, (1, 0, 80))
@@ -108,31 +120,21 @@ async def test_a_moved_picture_is_wiped_and_painted_at_its_new_place_once_it_hol
 async def test_a_picture_partly_scrolled_out_of_view_waits_in_half_blocks() -> None:
     app = Pictured()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        owner = app.query_one("#picture")
-        painter, stage = PixelImages(app, graphics.SIXEL), staged(app)
-        painter.show(owner, 20, 5, "<picture>")
+        owner, painter, stage = await shown_picture(pilot)
         app.query_one(VerticalScroll).scroll_to(y=4, animate=False)  # its top three rows above the pane
         await pilot.pause()
-        frame(stage, (0, 0, 80))
-        painter.after_frame(stage)
-        await asyncio.sleep(painting.STILL_SECONDS * 1.5)
+        await frame_then_wait(painter, stage, (0, 0, 80))
         assert painter.shown(owner) is None
         app.query_one(VerticalScroll).scroll_to(y=0, animate=False)
         await pilot.pause()
-        frame(stage, (0, 0, 80))
-        painter.after_frame(stage)
-        await asyncio.sleep(painting.STILL_SECONDS * 1.5)
+        await frame_then_wait(painter, stage, (0, 0, 80))
         assert painter.shown(owner) is not None
 
 
 async def test_a_notice_over_the_picture_drops_it_until_the_notice_goes() -> None:
     app = Pictured()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        owner = app.query_one("#picture")
-        painter, stage = PixelImages(app, graphics.SIXEL), staged(app)
-        painter.show(owner, 20, 5, "<picture>")
+        owner, painter, stage = await shown_picture(pilot)
         notice = app.query_one("#notice")
         notice.display = True
         await pilot.pause()
@@ -143,19 +145,14 @@ async def test_a_notice_over_the_picture_drops_it_until_the_notice_goes() -> Non
         assert painter.shown(owner) is None  # still covered
         notice.display = False
         await pilot.pause()
-        frame(stage, (3, 15, 25))
-        painter.after_frame(stage)
-        await asyncio.sleep(painting.STILL_SECONDS * 1.5)
+        await frame_then_wait(painter, stage, (3, 15, 25))
         assert painter.shown(owner) is not None
 
 
 async def test_a_picture_whose_screen_is_covered_or_which_is_removed_is_wiped() -> None:
     app = Pictured()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        owner = app.query_one("#picture")
-        painter, stage = PixelImages(app, graphics.SIXEL), staged(app)
-        painter.show(owner, 20, 5, "<picture>")
+        owner, painter, stage = await shown_picture(pilot)
         app.push_screen(ModalScreen())
         await pilot.pause()
         frame(stage, (0, 0, 80))
@@ -163,9 +160,7 @@ async def test_a_picture_whose_screen_is_covered_or_which_is_removed_is_wiped() 
         assert stage.frame().startswith("\x1b[0m\x1b[2J")
         app.pop_screen()
         await pilot.pause()
-        frame(stage, (0, 0, 80))
-        painter.after_frame(stage)
-        await asyncio.sleep(painting.STILL_SECONDS * 1.5)
+        await frame_then_wait(painter, stage, (0, 0, 80))
         assert painter.shown(owner) is not None
         stage.frame()
         painter.remove(owner)
@@ -179,10 +174,7 @@ async def test_frames_elsewhere_do_not_keep_a_still_picture_waiting() -> None:
     is painted STILL_SECONDS after it last moved, not after the last frame."""
     app = Pictured()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        owner = app.query_one("#picture")
-        painter, stage = PixelImages(app, graphics.SIXEL), staged(app)
-        painter.show(owner, 20, 5, "<picture>")
+        owner, painter, stage = await shown_picture(pilot)
         app.query_one(VerticalScroll).scroll_to(y=1, animate=False)
         await pilot.pause()
         frame(stage, (1, 0, 80))

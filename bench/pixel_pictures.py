@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.attachment_images import screenshot
 from tests.engine.attachments.files import photo, png
-from visindigo.tui.chat.attachments import kitty, pixels
+from visindigo.tui.chat.attachments import pixels
 from visindigo.tui.chat.attachments.cells import cell_size
 
 VIEWS = {"message 24×6": (24, 6), "full 80×24": (76, 21), "full 120×40": (116, 37)}
@@ -47,13 +47,12 @@ def main() -> None:
         width, height = image_size(data)
         for name, box in VIEWS.items():
             columns, rows = cell_size(width, height, *box)
+            image = pixels.sixel_image(data, columns * CELL[0], rows * CELL[1])  # (for its size in pixels)
             started = time.perf_counter()
-            image = pixels.sixel_image(data, columns * CELL[0], rows * CELL[1])
-            sixel = pixels.sixel(image)
+            sixel = pixels.picture("sixel", f"{label}{name}", data, columns, rows, CELL)  # what the app sends
             sixel_took = time.perf_counter() - started
             started = time.perf_counter()
-            png_bytes, _, _ = kitty.scaled_png(f"{label}{name}", data, columns, rows)
-            inline = pixels.iterm_inline(png_bytes, columns, rows)
+            inline = pixels.picture("iterm", f"{label}{name}", data, columns, rows, CELL)
             iterm_took = time.perf_counter() - started
             print(
                 f"{label:26} | {name:12} {columns:>3}×{rows:<3} {image.width:>4}×{image.height:<4} {len(sixel):>10,} "

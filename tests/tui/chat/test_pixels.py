@@ -82,3 +82,26 @@ def test_an_iterm_inline_image_carries_the_png_and_its_cells() -> None:
         "doNotMoveCursor": "1",
     }
     assert base64.standard_b64decode(found.group(2)) == png
+
+
+def payload(inline: str) -> bytes:
+    """The file an iTerm2 inline image carries."""
+    found = re.search(r":([A-Za-z0-9+/=]*)\x07", inline)
+    assert found is not None
+    return base64.standard_b64decode(found.group(1))
+
+
+def test_an_iterm_picture_of_a_photograph_is_a_jpeg_of_the_scaled_size_and_of_a_png_a_png() -> None:
+    from tests.engine.attachments.files import photo
+    from visindigo.tui.chat.attachments import kitty
+
+    shot = photo(1600, 1200)
+    made = pixels.picture("iterm", "photo-for-iterm", shot, 40, 15, (10, 20))
+    sent = payload(made)
+    png, _, _ = kitty.scaled_png("photo-for-iterm", shot, 40, 15)
+    with Image.open(io.BytesIO(sent)) as jpeg, Image.open(io.BytesIO(png)) as scaled:
+        assert (jpeg.format, jpeg.size) == ("JPEG", scaled.size)
+    assert len(sent) * 4 < len(png)  # a photograph's JPEG: well under the lossless PNG
+    made = pixels.picture("iterm", "quadrants-for-iterm", quadrants(), 40, 15, (10, 20))
+    sent = payload(made)
+    assert sent == kitty.scaled_png("quadrants-for-iterm", quadrants(), 40, 15)[0]  # a PNG stays a PNG

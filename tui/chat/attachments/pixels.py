@@ -28,6 +28,9 @@ MAX_SIXEL_SIDE = 1000
 SIXEL_COLOURS = 256
 #: A sixel image is drawn in bands of six pixel rows.
 BAND = 6
+#: A JPEG file's first bytes: an iTerm2 picture of a photograph is sent as a JPEG, not a lossless PNG.
+JPEG_MAGIC = b"\xff\xd8\xff"
+JPEG_QUALITY = 85
 #: Pictures kept made (`picture`): a dialog's worth of small ones, or a few full-size ones (≤ 2 MB each).
 KEPT_PICTURES = 24
 
@@ -132,12 +135,23 @@ def picture(protocol: str, key: str, data: bytes, columns: int, rows: int, cell:
             from visindigo.tui.chat.attachments import kitty
 
             png, _, _ = kitty.scaled_png(key, data, columns, rows)
-            found = iterm_inline(png, columns, rows)
+            found = iterm_inline(_as_jpeg(png) if data.startswith(JPEG_MAGIC) else png, columns, rows)
         with _making:  # (made in worker threads)
             _made[(protocol, key, columns, rows, cell)] = found
             while len(_made) > KEPT_PICTURES:
                 del _made[next(iter(_made))]
     return found
+
+
+def _as_jpeg(png: bytes) -> bytes:
+    """A photograph's scaled picture as a JPEG: a fifth of the PNG's bytes or less (iTerm2, WezTerm and mintty
+    read either), which counts over SSH, where the picture is sent again each time it is painted."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    with Image.open(io.BytesIO(png)) as scaled:
+        scaled.convert("RGB").save(out, "JPEG", quality=JPEG_QUALITY)
+    return out.getvalue()
 
 
 @cache

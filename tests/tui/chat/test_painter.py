@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
@@ -184,3 +185,36 @@ async def test_frames_elsewhere_do_not_keep_a_still_picture_waiting() -> None:
             frame(stage, (20, 0, 80))
             painter.after_frame(stage)
         assert painter.shown(owner) is not None
+
+
+async def test_a_full_size_picture_that_does_not_decode_says_so_where_its_pixels_would_be(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a sixel terminal the full-size view leaves its cells blank for the pixels; a picture damaged since it was
+    attached cannot be made, and the view says why in one line there instead of staying blank."""
+    from visindigo.engine.attachments import Attachment, AttachmentKind
+    from visindigo.tui.chat.attachments import full_size
+    from visindigo.tui.chat.attachments.full_size import FullPicture, PictureScreen
+
+    painters: dict[int, PixelImages] = {}
+
+    def sixel_painter(app: App[None]) -> PixelImages:
+        return painters.setdefault(id(app), PixelImages(app, graphics.SIXEL))
+
+    monkeypatch.setattr(painting, "painter_for", sixel_painter)
+    monkeypatch.setattr(full_size, "painter_for", sixel_painter)
+    broken = Attachment("cut.png", AttachmentKind.IMAGE, "image/png", b"\x89PNG\r\n\x1a\n" + b"\0" * 40, 64, 32)
+    app = App[None]()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(PictureScreen(broken))
+        await pilot.pause()
+        view = app.screen.query_one(FullPicture)
+
+        def said() -> bool:
+            return "cannot be drawn" in str(view.render())
+
+        for _ in range(100):
+            if said():
+                break
+            await pilot.pause(0.05)
+        assert said()

@@ -31,6 +31,9 @@ class FullPicture(Picture):
             return
         self.call_after_refresh(lambda: self.paint(found, self.content_region.width, self.content_region.height))
 
+    def cannot_paint(self) -> None:
+        self._draw()  # (its cells were left blank for the pixels: the line saying why goes there)
+
 
 class PictureScreen(ModalScreen[None]):
     """One attached image as large as the screen allows; esc or enter closes it."""

@@ -95,11 +95,16 @@ class Picture(Static):
         def make() -> None:
             try:
                 data = pixels.picture(painter.path, attachment.sha256, attachment.data, columns, rows, cell)
-            except (OSError, ValueError):  # the half blocks say in one line why it cannot be drawn
+            except (OSError, ValueError):
+                self.cannot_paint()
                 return
             self.app.call_from_thread(self._keep, painter, columns, rows, data)
 
         self.run_worker(make, thread=True, exit_on_error=False, group="picture")
+
+    def cannot_paint(self) -> None:
+        """The picture does not decode (damaged since it was attached): the half blocks, on their way, say so in
+        one line. From the thread that tried."""
 
     def _keep(self, painter: PixelImages, columns: int, rows: int, data: str) -> None:
         if self.is_mounted:

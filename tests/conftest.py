@@ -43,8 +43,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` (the default, from pyproject.toml): one worker per core this process may use, at most four
-    (each worker starts its own session fixtures; past four the groups that must run in one worker dominate)."""
+    """`-n auto` (the default, from pyproject.toml): one worker per core this process may use and one more, at
+    most four (each worker starts its own session fixtures; past four the groups that must run in one worker
+    dominate)."""
     return suite_plan.auto_workers()
 
 

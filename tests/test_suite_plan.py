@@ -28,5 +28,10 @@ def test_each_entry_names_a_test_folder_file_or_function() -> None:
     assert not gone, f"no such test (update tests/suite_plan.py): {gone}"
 
 
-def test_auto_workers_is_one_per_core_at_most_the_cap() -> None:
-    assert 1 <= suite_plan.auto_workers() <= suite_plan.MAX_WORKERS
+def test_auto_workers_is_one_per_core_and_one_more_at_most_the_cap() -> None:
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    wanted = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").strip()
+    expected = max(1, int(wanted)) if wanted.isdigit() else min(cores + 1, suite_plan.MAX_WORKERS)
+    assert suite_plan.auto_workers() == expected
